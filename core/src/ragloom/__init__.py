@@ -1,0 +1,156 @@
+"""ragloom: retrieval-augmented-generation pipelines from pluggable async steps.
+
+The public API is re-exported here from private modules. Imports are lazy: ``import ragloom``
+costs almost nothing, and a name's module (and pydantic, anyio) loads on first use. Plugins are
+never imported by importing ragloom.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    # items
+    "ContentFormat": "models",
+    "Document": "models",
+    # steps and graph
+    "PipelineStep": "step",
+    "IterableSource": "step",
+    "FunctionStep": "step",
+    "RoutedStep": "routed",
+    "Pipeline": "pipeline",
+    "RunResult": "pipeline",
+    "ExecutionContext": "context",
+    "StepStats": "context",
+    "Component": "component",
+    # filters
+    "Filter": "filters",
+    "ContentFormatFilter": "filters",
+    "MetadataFilter": "filters",
+    "PredicateFilter": "filters",
+    # policy
+    "Policy": "policy",
+    "DEFAULT_POLICY": "policy",
+    # events
+    "Event": "events",
+    "RunStarted": "events",
+    "RunFinished": "events",
+    "StepStarted": "events",
+    "StepFinished": "events",
+    "ItemRetried": "events",
+    "ItemFailed": "events",
+    "CacheHit": "events",
+    "CacheMiss": "events",
+    # families
+    "Chunker": "chunking",
+    "ChunkSpan": "chunking",
+    "ChunkText": "chunking",
+    "ChunkerRouter": "chunking",
+    "QueryTransformer": "query",
+    "Router": "query",
+    "RouteDecision": "query",
+    "MultiQueryRoutingPipeline": "multi_query",
+    "MultiQueryRoutingState": "multi_query",
+    "SubQueryRoute": "multi_query",
+    "OnEmptyDecompositionPolicy": "multi_query",
+    "EmptyDecompositionError": "multi_query",
+    # cache
+    "CacheStore": "cache",
+    "CacheEntry": "cache",
+    "SQLiteCacheStore": "cache",
+    "MemoryCacheStore": "cache",
+    # plugins and declarative pipelines
+    "Registry": "plugins",
+    "discover_plugins": "plugins",
+    "PipelineSpec": "config",
+    "load_pipeline": "config",
+    "build_pipeline": "config",
+    "dump_pipeline": "config",
+    # errors
+    "RagloomError": "errors",
+    "ConfigurationError": "errors",
+    "ComponentTypeError": "errors",
+    "InvalidInputError": "errors",
+    "RoutingError": "errors",
+    "UnroutedItemError": "errors",
+    "StepTimeoutError": "errors",
+    "ItemProcessingError": "errors",
+    "CacheError": "errors",
+    "CacheCorruptError": "errors",
+    "PluginError": "errors",
+    "PluginNotFoundError": "errors",
+    "PluginConflictError": "errors",
+    "BrokenPluginError": "errors",
+    "IncompatiblePluginError": "errors",
+    "PluginBlockedError": "errors",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragloom' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from .cache import CacheEntry, CacheStore, MemoryCacheStore, SQLiteCacheStore
+    from .chunking import Chunker, ChunkerRouter, ChunkSpan, ChunkText
+    from .component import Component
+    from .config import PipelineSpec, build_pipeline, dump_pipeline, load_pipeline
+    from .context import ExecutionContext, StepStats
+    from .errors import (
+        BrokenPluginError,
+        CacheCorruptError,
+        CacheError,
+        ComponentTypeError,
+        ConfigurationError,
+        IncompatiblePluginError,
+        InvalidInputError,
+        ItemProcessingError,
+        PluginBlockedError,
+        PluginConflictError,
+        PluginError,
+        PluginNotFoundError,
+        RagloomError,
+        RoutingError,
+        StepTimeoutError,
+        UnroutedItemError,
+    )
+    from .events import (
+        CacheHit,
+        CacheMiss,
+        Event,
+        ItemFailed,
+        ItemRetried,
+        RunFinished,
+        RunStarted,
+        StepFinished,
+        StepStarted,
+    )
+    from .filters import ContentFormatFilter, Filter, MetadataFilter, PredicateFilter
+    from .models import ContentFormat, Document
+    from .multi_query import (
+        EmptyDecompositionError,
+        MultiQueryRoutingPipeline,
+        MultiQueryRoutingState,
+        OnEmptyDecompositionPolicy,
+        SubQueryRoute,
+    )
+    from .pipeline import Pipeline, RunResult
+    from .plugins import Registry, discover_plugins
+    from .policy import DEFAULT_POLICY, Policy
+    from .query import QueryTransformer, RouteDecision, Router
+    from .routed import RoutedStep
+    from .step import FunctionStep, IterableSource, PipelineStep

@@ -1,0 +1,14 @@
+"""Cache stores: the ``CacheStore`` protocol, an embedded SQLite store and an in-memory one."""
+
+from .base import CacheEntry, CacheHeader, CacheInfo, CacheStore
+from .memory import MemoryCacheStore
+from .sqlite import SQLiteCacheStore
+
+__all__ = [
+    "CacheEntry",
+    "CacheHeader",
+    "CacheInfo",
+    "CacheStore",
+    "MemoryCacheStore",
+    "SQLiteCacheStore",
+]

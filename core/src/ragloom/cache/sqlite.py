@@ -1,0 +1,205 @@
+"""The embedded SQLite ``CacheStore``: one file, WAL, safe for several processes at once."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import CacheCorruptError, CacheError
+from .base import CacheEntry, CacheHeader, CacheInfo
+
+__all__ = ["SQLiteCacheStore"]
+
+#: ``PRAGMA application_id`` of ragloom cache files ("RGLM").
+APPLICATION_ID = 0x52474C4D
+SCHEMA_VERSION = 1
+_CHUNK = 500  # keys per SELECT (SQLite's variable limit is 32766; stay modest)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    key      TEXT PRIMARY KEY,
+    step     TEXT NOT NULL,
+    item_id  TEXT NOT NULL,
+    outputs  INTEGER NOT NULL,
+    created  REAL NOT NULL,
+    checksum INTEGER NOT NULL,
+    payload  TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entries_step ON entries(step);
+"""
+
+
+class SQLiteCacheStore:
+    """A cache in one SQLite file.
+
+    WAL mode lets readers and a writer proceed together; writers from several processes are
+    serialized by SQLite's lock (``busy_timeout`` waits for it). Each ``put_many`` is one
+    transaction, so a run killed at any moment leaves every entry either complete or absent.
+    Each payload carries a CRC-32 checked on read: a damaged entry raises
+    :class:`~ragloom.errors.CacheCorruptError`, never returns wrong outputs.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 60.0) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise CacheError(f"cannot open cache file {self.path}: {exc}") from exc
+        try:
+            self._init(conn, timeout)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise CacheCorruptError(
+                f"{self.path} is not a usable ragloom cache ({exc}); delete the file or "
+                "choose another cache path"
+            ) from exc
+        except CacheError:
+            conn.close()
+            raise
+        self._conn = conn
+
+    def _init(self, conn: sqlite3.Connection, timeout: float) -> None:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if app_id == 0 and not tables:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+                if app_id == 0:
+                    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            raise CacheCorruptError(
+                f"{self.path} is an SQLite file that ragloom did not write (application_id "
+                f"{app_id:#x}); point the cache at another path or delete the file"
+            )
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            raise CacheCorruptError(
+                f"{self.path} has cache schema version {version}, this ragloom reads "
+                f"{SCHEMA_VERSION}; clear it with `ragloom cache clear` or delete the file"
+            )
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._conn is None:
+                raise CacheError(f"cache {self.path} is closed")
+            try:
+                yield self._conn
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise CacheError(f"cache {self.path} stayed locked: {exc}") from exc
+                raise CacheCorruptError(
+                    f"cache file {self.path} is damaged ({exc}); delete it or run "
+                    "`ragloom cache clear`"
+                ) from exc
+
+    def _select(self, columns: str, keys: Sequence[str]) -> list[tuple[object, ...]]:
+        rows: list[tuple[object, ...]] = []
+        with self._connection() as conn:
+            for i in range(0, len(keys), _CHUNK):
+                part = keys[i : i + _CHUNK]
+                marks = ",".join("?" * len(part))
+                rows.extend(
+                    conn.execute(f"SELECT {columns} FROM entries WHERE key IN ({marks})", part)
+                )
+        return rows
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, CacheEntry]:
+        out: dict[str, CacheEntry] = {}
+        for key, step, item_id, outputs, created, checksum, payload in self._select(
+            "key, step, item_id, outputs, created, checksum, payload", keys
+        ):
+            payload = str(payload)
+            if zlib.crc32(payload.encode("utf-8", "surrogatepass")) != checksum:
+                raise CacheCorruptError(
+                    f"cache file {self.path}: entry {key} fails its checksum; delete the file "
+                    "or run `ragloom cache clear`"
+                )
+            out[str(key)] = CacheEntry(
+                str(key), str(step), str(item_id), payload, int(outputs),  # type: ignore[call-overload]
+                float(created),  # type: ignore[arg-type]
+            )
+        return out
+
+    def get_headers(self, keys: Sequence[str]) -> dict[str, CacheHeader]:
+        return {
+            str(key): CacheHeader(str(key), str(step), str(item_id), int(n), float(c))  # type: ignore[call-overload,arg-type]
+            for key, step, item_id, n, c in self._select(
+                "key, step, item_id, outputs, created", keys
+            )
+        }
+
+    def put_many(self, entries: Iterable[CacheEntry]) -> None:
+        rows = [
+            (
+                e.key, e.step, e.item_id, e.outputs, e.created,
+                zlib.crc32(e.payload.encode("utf-8", "surrogatepass")), e.payload,
+            )
+            for e in entries
+        ]
+        if not rows:
+            return
+        with self._connection() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany("INSERT OR REPLACE INTO entries VALUES (?,?,?,?,?,?,?)", rows)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def info(self) -> CacheInfo:
+        with self._connection() as conn:
+            steps = dict(conn.execute("SELECT step, COUNT(*) FROM entries GROUP BY step"))
+            size = conn.execute("SELECT COALESCE(SUM(LENGTH(payload)), 0) FROM entries")
+            total = size.fetchone()[0]
+        return CacheInfo(str(self.path), sum(steps.values()), int(total), steps)
+
+    def clear(self, step: str | None = None) -> int:
+        with self._connection() as conn:
+            if step is None:
+                cur = conn.execute("DELETE FROM entries")
+            else:
+                cur = conn.execute("DELETE FROM entries WHERE step = ?", (step,))
+            removed = cur.rowcount
+        return removed
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> SQLiteCacheStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SQLiteCacheStore({str(self.path)!r})"

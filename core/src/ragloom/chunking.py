@@ -1,0 +1,216 @@
+"""The chunker family: ``Chunker``, its piece types, and ``ChunkerRouter``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .context import ExecutionContext
+from .errors import ComponentTypeError, InvalidInputError, RagloomError
+from .models import ContentFormat, Document
+from .policy import Policy
+from .routed import RoutedStep
+from .step import PipelineStep
+
+__all__ = ["ChunkSpan", "ChunkText", "Chunker", "ChunkerRouter", "Piece"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpan:
+    """An exact ``[start, end)`` span of the parent's content, with optional metadata."""
+
+    start: int
+    end: int
+    metadata: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkText:
+    """A chunk whose text is *not* a slice of the parent (e.g. rendered from structure).
+
+    The chunk gets ``start = end = None``; its metadata must say how it maps back.
+    """
+
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+Piece = str | tuple[str, Mapping[str, Any]] | ChunkSpan | ChunkText
+
+
+class Chunker(PipelineStep[Document]):
+    """Splits each document into chunks with exact lineage.
+
+    Implement :meth:`split` (sync) or :meth:`asplit` (async). Both feed the same chunk building:
+    deterministic ids (``"{parent.id}#{index}"``), exact ``[start, end)`` spans, the parent's
+    metadata inherited (a piece's own metadata on top), and :attr:`content_format` overriding
+    the parent's format when set.
+    """
+
+    event_name = "Chunking"
+
+    #: Formats this chunker accepts; ``None`` accepts any. May include custom strings.
+    accepted_content_formats: ClassVar[frozenset[str] | None] = None
+    #: Format of the produced chunks; ``None`` keeps the parent's.
+    content_format: str | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Only an async asplit makes the work await; a sync split runs inline.
+        cls.awaits = cls.asplit is not Chunker.asplit  # type: ignore[misc]
+
+    def __init__(
+        self,
+        *,
+        cache: Any = None,
+        policy: Policy | None = None,
+        name: str | None = None,
+        content_format: str | None = None,
+    ) -> None:
+        super().__init__(cache=cache, policy=policy, name=name)
+        cls = type(self)
+        if cls.split is Chunker.split and cls.asplit is Chunker.asplit:
+            raise ComponentTypeError(f"{cls.__name__} must implement split() or asplit()")
+        if content_format is not None:
+            self.content_format = ContentFormat.coerce(content_format)
+
+    def split(self, document: Document) -> Iterable[Piece]:
+        """Yield the pieces of ``document`` (see :class:`ChunkSpan`, :class:`ChunkText`)."""
+        raise NotImplementedError  # pragma: no cover - guarded in __init__
+
+    async def asplit(self, document: Document) -> AsyncIterator[Piece]:
+        """Yield pieces asynchronously; override for model-backed chunking.
+
+        The default delegates to :meth:`split`.
+        """
+        for piece in self.split(document):
+            yield piece
+
+    def validate_input(self, item: Document) -> None:
+        """Reject non-documents and formats outside :attr:`accepted_content_formats`."""
+        if not isinstance(item, Document):
+            raise InvalidInputError(
+                f"{self.name} chunks Documents, got {type(item).__name__}"
+            )
+        accepted = self.accepted_content_formats
+        if accepted is not None and item.content_format not in accepted:
+            raise InvalidInputError(
+                f"{self.name} accepts content formats {sorted(accepted)}, "
+                f"got {str(item.content_format)!r} for document {item.id!r}"
+            )
+
+    async def _attempt(self, item: Document, context: ExecutionContext) -> list[Document]:
+        self.validate_input(item)
+        if self.awaits:
+            pieces: Iterable[Piece] = [p async for p in self.asplit(item)]
+        else:
+            pieces = self.split(item)
+        produced = self.build_chunks(item, pieces)
+        await self.validate_output(item, produced, context)
+        return produced
+
+    async def transform(self, item: Document, context: ExecutionContext) -> AsyncIterator[Document]:
+        for chunk in await self._attempt(item, context):
+            yield chunk
+
+    def build_chunks(self, parent: Document, pieces: Iterable[Piece]) -> list[Document]:
+        """Turn pieces into chunk documents with ids, spans, metadata and format."""
+        content = parent.content
+        fmt = self.content_format or parent.content_format
+        base_meta = parent.metadata
+        parent_id = parent.id
+        chunks: list[Document] = []
+        search_from = 0
+        construct = Document.model_construct
+        for index, piece in enumerate(pieces):
+            meta: Mapping[str, Any] | None = None
+            start: int | None
+            end: int | None
+            if type(piece) is ChunkSpan:
+                start, end, meta = piece.start, piece.end, piece.metadata
+                if not 0 <= start <= end <= len(content):
+                    raise RagloomError(
+                        f"{self.name} produced span [{start}, {end}) outside document "
+                        f"{parent_id!r} of length {len(content)}"
+                    )
+                text = content[start:end]
+            elif type(piece) is ChunkText:
+                text, meta, start, end = piece.text, piece.metadata, None, None
+            else:
+                if isinstance(piece, tuple):
+                    text, meta = piece
+                elif isinstance(piece, str):
+                    text = piece
+                else:
+                    raise ComponentTypeError(
+                        f"{self.name}.split() yielded {type(piece).__name__}; expected str, "
+                        "(str, metadata), ChunkSpan or ChunkText"
+                    )
+                start = content.find(text, search_from)
+                if start < 0:
+                    raise RagloomError(
+                        f"{self.name} produced a chunk that is not in document {parent_id!r} "
+                        f"after offset {search_from}: {text[:60]!r}"
+                    )
+                end = start + len(text)
+            if start is not None:
+                search_from = start + 1
+            chunks.append(
+                construct(
+                    id=f"{parent_id}#{index}",
+                    content=text,
+                    content_format=fmt,
+                    metadata={**base_meta, **meta} if meta else dict(base_meta),
+                    parent_id=parent_id,
+                    index=index,
+                    start=start,
+                    end=end,
+                )
+            )
+        return chunks
+
+
+class ChunkerRouter(RoutedStep[Document]):
+    """Route each document to the first matching ``.route`` chunker, or ``.default``.
+
+    Holds no chunking logic of its own, and does not pretend to: it has no ``split``. It is
+    registered as a virtual :class:`Chunker`, so it is accepted wherever a chunker is.
+
+    Example::
+
+        chunker = (
+            ChunkerRouter(cache=cache)
+            .route(ContentFormatFilter(include_formats=["docling"]), DoclingChunker())
+            .default(RecursiveCharacterTextSplitter(chunk_size=500))
+        )
+    """
+
+    event_name = "Chunking"
+    accepted_content_formats: ClassVar[frozenset[str] | None] = None
+
+    def __init__(
+        self,
+        *,
+        cache: Any = None,
+        policy: Policy | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(cache=cache, policy=policy, name=name)
+
+    def _check_child(self, step: object) -> PipelineStep[Document]:
+        child = super()._check_child(step)
+        if not isinstance(child, Chunker):
+            raise ComponentTypeError(
+                f"ChunkerRouter routes to chunkers, got {type(child).__name__}"
+            )
+        return child
+
+    def route_name(self, document: Document) -> str | None:
+        """The name of the chunker that would handle ``document`` (None: unroutable)."""
+        child = self.select(document)
+        return child.name if child is not None else None
+
+
+Chunker.register(ChunkerRouter)
+

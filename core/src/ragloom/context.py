@@ -1,0 +1,140 @@
+"""The execution context of one run: inherited policy and cache, observers, per-step stats."""
+
+from __future__ import annotations
+
+import inspect
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from .events import Event, ItemFailed
+from .policy import Policy
+
+if TYPE_CHECKING:
+    from .cache.base import CacheStore
+    from .step import PipelineStep
+
+__all__ = ["ExecutionContext", "Observer", "StepStats"]
+
+Observer = Callable[[Event], "None | Awaitable[None]"]
+
+
+@dataclass(slots=True)
+class StepStats:
+    """Counts for one step in one run."""
+
+    name: str
+    event_name: str = ""
+    items_in: int = 0
+    items_out: int = 0
+    failed: int = 0
+    retried: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class _RunState:
+    run_id: str
+    observers: list[Observer]
+    stats: dict[str, StepStats] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)
+    failures: list[ItemFailed] = field(default_factory=list)
+    feeds: dict[int, Any] = field(default_factory=dict)
+    started: float = field(default_factory=time.perf_counter)
+
+
+class ExecutionContext:
+    """What a step sees of the run it is part of.
+
+    ``policy`` and ``cache`` are what the step inherits from its enclosing pipeline or router;
+    a step's own explicit settings take priority (see ``PipelineStep.effective_policy``).
+    ``cache`` is tri-state like a step's: ``None`` (nothing configured), ``False`` (disabled)
+    or a store.
+    """
+
+    __slots__ = ("_run", "cache", "policy")
+
+    def __init__(
+        self,
+        *,
+        policy: Policy | None = None,
+        cache: CacheStore | Literal[False] | None = None,
+        observers: list[Observer] | None = None,
+        run_id: str | None = None,
+    ) -> None:
+        self.policy = policy if policy is not None else Policy()
+        self.cache = cache
+        self._run = _RunState(run_id=run_id or uuid.uuid4().hex[:12], observers=list(observers or []))
+
+    @property
+    def run_id(self) -> str:
+        return self._run.run_id
+
+    @property
+    def observed(self) -> bool:
+        """Whether any observer listens (emitters skip building events otherwise)."""
+        return bool(self._run.observers)
+
+    @property
+    def failures(self) -> list[ItemFailed]:
+        """Items that failed so far in this run, in the order they were released."""
+        return self._run.failures
+
+    @property
+    def stats(self) -> dict[str, StepStats]:
+        """Per-step counts of this run, keyed by step name."""
+        return self._run.stats
+
+    def scoped(
+        self, *, policy: Policy | None = None, cache: CacheStore | Literal[False] | None = None
+    ) -> ExecutionContext:
+        """A context for the children of a router: same run, other inherited policy/cache."""
+        child = ExecutionContext.__new__(ExecutionContext)
+        child._run = self._run
+        child.policy = policy if policy is not None else self.policy
+        child.cache = cache if cache is not None else self.cache
+        return child
+
+    def subscribe(self, observer: Observer) -> None:
+        self._run.observers.append(observer)
+
+    def step_name(self, step: PipelineStep[Any]) -> str:
+        """A run-unique name for ``step`` (its ``name``, suffixed when names repeat)."""
+        key = id(step)
+        name = self._run.names.get(key)
+        if name is None:
+            base = step.name
+            taken = set(self._run.names.values())
+            name, n = base, 1
+            while name in taken:
+                n += 1
+                name = f"{base}#{n}"
+            self._run.names[key] = name
+        return name
+
+    def stats_for(self, step: PipelineStep[Any]) -> StepStats:
+        name = self.step_name(step)
+        stats = self._run.stats.get(name)
+        if stats is None:
+            stats = self._run.stats[name] = StepStats(name=name, event_name=step.event_name)
+        return stats
+
+    def feed(self, step: PipelineStep[Any], source: Any) -> None:
+        """Give an unbound root ``step`` its input for this run."""
+        self._run.feeds[id(step)] = source
+
+    def feed_for(self, step: PipelineStep[Any]) -> Any:
+        return self._run.feeds.get(id(step))
+
+    async def emit(self, event: Event) -> None:
+        """Deliver ``event`` to every observer, awaiting async ones in order."""
+        if isinstance(event, ItemFailed):
+            self._run.failures.append(event)
+        for observer in self._run.observers:
+            result = observer(event)
+            if inspect.isawaitable(result):
+                await result

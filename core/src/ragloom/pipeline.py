@@ -1,0 +1,197 @@
+"""``Pipeline``: runs a step graph from its terminal step, with observers and a summary."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from .context import ExecutionContext, Observer, StepStats
+from .errors import ComponentTypeError, ConfigurationError
+from .events import ItemFailed, RunFinished, RunStarted
+from .policy import Policy
+from .step import IterableSource, PipelineStep
+
+if TYPE_CHECKING:
+    from .cache.base import CacheStore
+
+__all__ = ["Pipeline", "RunResult"]
+
+T = TypeVar("T")
+
+
+class RunResult(list[T]):
+    """The outputs of a run (it *is* the list of output items, in input order), plus:
+
+    - ``failed``: the ``ItemFailed`` events, one per item that produced no output at a step;
+    - ``steps``: per-step counts (in, out, failed, retried, cache hits and misses, seconds);
+    - ``seconds``: wall time of the run.
+    """
+
+    failed: list[ItemFailed]
+    steps: dict[str, StepStats]
+    seconds: float
+
+    def __init__(
+        self,
+        outputs: Iterable[T] = (),
+        *,
+        failed: list[ItemFailed] | None = None,
+        steps: dict[str, StepStats] | None = None,
+        seconds: float = 0.0,
+    ) -> None:
+        super().__init__(outputs)
+        self.failed = failed or []
+        self.steps = steps or {}
+        self.seconds = seconds
+
+    @property
+    def outputs(self) -> list[T]:
+        return list(self)
+
+    @property
+    def cache_hits(self) -> int:
+        return sum(s.cache_hits for s in self.steps.values())
+
+    @property
+    def cache_misses(self) -> int:
+        return sum(s.cache_misses for s in self.steps.values())
+
+
+class Pipeline(Generic[T]):
+    """A runnable step graph, named by its terminal step.
+
+    ``policy`` and ``cache`` are inherited by every step that does not set its own. Observers
+    (sync or async callables taking an event) see every event of every run.
+    """
+
+    def __init__(
+        self,
+        terminal: PipelineStep[T],
+        *,
+        policy: Policy | None = None,
+        cache: CacheStore | Literal[False] | None = None,
+        observers: Iterable[Observer] = (),
+        name: str | None = None,
+    ) -> None:
+        if not isinstance(terminal, PipelineStep):
+            raise ComponentTypeError(
+                f"Pipeline needs a PipelineStep, got {type(terminal).__name__}"
+            )
+        self.terminal = terminal
+        self.policy = policy
+        self.cache = cache
+        self.observers: list[Observer] = list(observers)
+        self.name = name or terminal.name
+
+    def subscribe(self, observer: Observer) -> Observer:
+        """Add an observer (usable as a decorator)."""
+        self.observers.append(observer)
+        return observer
+
+    def steps(self) -> list[PipelineStep[Any]]:
+        """The chain from the root to the terminal step (routers' children not included)."""
+        chain: list[PipelineStep[Any]] = []
+        node: PipelineStep[Any] | None = self.terminal
+        while node is not None:
+            chain.append(node)
+            node = node.upstream
+        chain.reverse()
+        return chain
+
+    def walk(self) -> Iterator[PipelineStep[Any]]:
+        """Every step of the graph, root first, routers' children after their router."""
+
+        def visit(step: PipelineStep[Any]) -> Iterator[PipelineStep[Any]]:
+            yield step
+            for child in step.children:
+                yield from visit(child)
+
+        for step in self.steps():
+            yield from visit(step)
+
+    @property
+    def root(self) -> PipelineStep[Any]:
+        return self.steps()[0]
+
+    def _context(self, inputs: Iterable[Any] | AsyncIterable[Any] | None) -> ExecutionContext:
+        context = ExecutionContext(
+            policy=self.policy, cache=self.cache, observers=list(self.observers)
+        )
+        root = self.root
+        if inputs is not None:
+            if isinstance(root, IterableSource):
+                raise ConfigurationError(
+                    f"pipeline {self.name!r} starts with a source; run() takes no inputs"
+                )
+            context.feed(root, IterableSource(inputs))
+        elif not isinstance(root, IterableSource) and root.upstream is None:
+            raise ConfigurationError(
+                f"pipeline {self.name!r} has no source at its root ({root.name}); "
+                "pass inputs to run()"
+            )
+        for step in self.walk():
+            context.stats_for(step)
+        return context
+
+    async def stream(
+        self,
+        inputs: Iterable[Any] | AsyncIterable[Any] | None = None,
+        *,
+        context: ExecutionContext | None = None,
+    ) -> AsyncIterator[T]:
+        """Stream outputs as they are released (input order); failures go to observers."""
+        ctx = context or self._context(inputs)
+        if context is not None and inputs is not None:
+            ctx.feed(self.root, IterableSource(inputs))
+        windows = self.terminal._windows(ctx)
+        try:
+            async for window in windows:
+                for out in window:
+                    yield out
+        finally:
+            await windows.aclose()
+
+    async def run(self, inputs: Iterable[Any] | AsyncIterable[Any] | None = None) -> RunResult[T]:
+        """Run to completion; return outputs with failures and per-step counts.
+
+        ``inputs`` feeds the root step when the graph has no source of its own (e.g. a pipeline
+        built by ``MultiQueryRoutingPipeline``).
+        """
+        context = self._context(inputs)
+        started = time.perf_counter()
+        if context.observed:
+            await context.emit(
+                RunStarted(context.run_id, steps=tuple(s.name for s in self.steps()))
+            )
+        outputs: list[T] = []
+        aborted = True
+        try:
+            windows = self.terminal._windows(context)
+            try:
+                async for window in windows:
+                    outputs.extend(window)
+            finally:
+                await windows.aclose()
+            aborted = False
+        finally:
+            seconds = time.perf_counter() - started
+            if context.observed:
+                await context.emit(
+                    RunFinished(
+                        context.run_id, outputs=len(outputs), failed=len(context.failures),
+                        seconds=seconds, aborted=aborted,
+                    )
+                )
+        return RunResult(
+            outputs, failed=list(context.failures), steps=dict(context.stats), seconds=seconds
+        )
+
+    def run_sync(self, inputs: Iterable[Any] | None = None) -> RunResult[T]:
+        """``run()`` from synchronous code (starts an event loop with anyio)."""
+        import anyio
+
+        async def main() -> RunResult[T]:
+            return await self.run(inputs)
+
+        return anyio.run(main)

@@ -1,0 +1,95 @@
+"""The query-side contracts: ``QueryTransformer`` (decomposers) and ``Router``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from .component import Component
+from .errors import RoutingError
+
+__all__ = ["QueryTransformer", "RouteDecision", "Router"]
+
+
+class QueryTransformer(Component, ABC):
+    """Turns one query into zero or more queries (a decomposer, a rewriter, an expander)."""
+
+    #: Whether :meth:`transform` awaits real I/O (an LLM); rule-based ones set ``False``.
+    awaits: ClassVar[bool] = True
+
+    @abstractmethod
+    async def transform(self, query: str) -> list[str]:
+        """The transformed queries for ``query``."""
+
+
+class RouteDecision(BaseModel):
+    """A router's answer for one query.
+
+    ``fallback_reason`` is set exactly when the default route was taken for lack of a real
+    decision (no match, below threshold, an invalid answer, an error), so an error is never
+    mistaken for a decision. ``score`` and the runner-up say how close the call was.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    route: str
+    score: float | None = None
+    fallback_reason: str | None = None
+    runner_up: str | None = None
+    runner_up_score: float | None = None
+
+    @property
+    def is_fallback(self) -> bool:
+        return self.fallback_reason is not None
+
+
+class Router(Component, ABC):
+    """Chooses one named route for a query."""
+
+    #: Whether :meth:`route` awaits real I/O; pure-CPU routers set ``False``.
+    awaits: ClassVar[bool] = True
+
+    @property
+    @abstractmethod
+    def valid_routes(self) -> Sequence[str]:
+        """Every route name this router may answer (the default route included)."""
+
+    @property
+    def default_route(self) -> str | None:
+        """The route taken when no real decision can be made (``None``: no fallback)."""
+        return None
+
+    @abstractmethod
+    async def route(self, query: str) -> RouteDecision:
+        """Decide the route for ``query``."""
+
+    def fallback(self, reason: str, *, score: float | None = None, **extra: object) -> RouteDecision:
+        """The default-route decision with ``reason``.
+
+        Raises:
+            RoutingError: the router has no default route.
+        """
+        default = self.default_route
+        if default is None:
+            raise RoutingError(f"{type(self).__name__}: {reason}, and no default route is set")
+        return RouteDecision(route=default, score=score, fallback_reason=reason, **extra)  # type: ignore[arg-type]
+
+    async def decide(self, query: str) -> RouteDecision:
+        """:meth:`route`, checked: an error or an answer outside :attr:`valid_routes` falls back
+        to the default route with the reason (or raises ``RoutingError`` without a default)."""
+        try:
+            decision = await self.route(query)
+        except RoutingError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported as a fallback, never lost
+            return self.fallback(f"router error: {type(exc).__name__}: {exc}")
+        if not isinstance(decision, RouteDecision):
+            return self.fallback(
+                f"router error: route() returned {type(decision).__name__}, not RouteDecision"
+            )
+        if decision.route not in self.valid_routes:
+            return self.fallback(f"invalid route {decision.route!r}", score=decision.score)
+        return decision

@@ -1,0 +1,32 @@
+"""The ragloom conformance kit: contract tests and fixtures for plugin authors.
+
+Subclass a contract class (e.g. :class:`ChunkerContract`), provide one fixture that builds your
+component, and pytest runs the whole contract against it. The pytest plugin that provides the
+fixtures is registered through the ``pytest11`` entry point and only defines fixtures, so it
+neither slows down nor changes unrelated test suites.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "ChunkerContract": "ragloom.testing.contracts",
+    "QueryTransformerContract": "ragloom.testing.contracts",
+    "RouterContract": "ragloom.testing.contracts",
+    "check_chunks": "ragloom.testing.checks",
+    "ChunkInvariantError": "ragloom.testing.checks",
+    "run_step": "ragloom.testing.helpers",
+    "make_documents": "ragloom.testing.helpers",
+    "isolated_registry": "ragloom.testing.helpers",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragloom.testing' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
