@@ -1,0 +1,365 @@
+"""Building pipelines from specs, and writing pipelines back out as specs."""
+
+from __future__ import annotations
+
+import builtins
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import errors as ragloom_errors
+from ..cache.sqlite import SQLiteCacheStore
+from ..chunking import Chunker, ChunkerRouter
+from ..errors import ConfigurationError, PluginError, RagloomError
+from ..filters import AllOf, AnyOf, Filter, Not
+from ..multi_query import (
+    MultiQueryRoutingPipeline,
+    _DecomposeStep,
+    _NormalizeStep,
+    _RouteStep,
+)
+from ..pipeline import Pipeline
+from ..plugins import Registry
+from ..plugins._registry import import_object, validate_params
+from ..policy import Policy
+from ..routed import RoutedStep
+from ..step import PipelineStep
+from ._spec import (
+    CacheSpec,
+    ComponentSpec,
+    PipelineSpec,
+    PolicySpec,
+    StepSpec,
+    load_spec,
+    parse_spec,
+)
+
+__all__ = ["build_pipeline", "dump_pipeline", "load_pipeline"]
+
+
+class _Builder:
+    def __init__(
+        self, registry: Registry, source: str, allow_imports: bool, base_dir: Path | None
+    ) -> None:
+        self.registry = registry
+        self.source = source
+        self.allow_imports = allow_imports
+        self.base_dir = base_dir
+
+    def fail(self, where: str, message: str) -> ConfigurationError:
+        return ConfigurationError(f"{self.source}: {where}: {message}")
+
+    def locate(self, where: str, exc: Exception) -> ConfigurationError:
+        text = str(exc)
+        err = ConfigurationError(f"{self.source}: {where}: {text}")
+        if isinstance(exc, PluginError):
+            err = type(exc)(f"{self.source}: {where}: {text}")  # keep the precise type
+        return err
+
+    # -- parts -----------------------------------------------------------------------------
+
+    def policy(self, spec: PolicySpec | None, where: str) -> Policy | None:
+        if spec is None:
+            return None
+        values = spec.model_dump(exclude_none=True)
+        if "retry_on" in values:
+            types = []
+            for i, name in enumerate(values["retry_on"]):
+                exc_type = getattr(ragloom_errors, name, None) or getattr(builtins, name, None)
+                if not (isinstance(exc_type, type) and issubclass(exc_type, BaseException)):
+                    raise self.fail(
+                        f"{where}.retry_on[{i}]",
+                        f"unknown exception {name!r}; use a builtin exception "
+                        "(e.g. TimeoutError, ConnectionError) or a ragloom error name",
+                    )
+                types.append(exc_type)
+            values["retry_on"] = tuple(types)
+        try:
+            return Policy(**values)
+        except ValueError as exc:
+            raise self.locate(where, exc) from None
+
+    def cache(self, spec: CacheSpec | bool | None, where: str) -> Any:
+        if spec is None:
+            return None
+        if spec is False:
+            return False
+        assert isinstance(spec, CacheSpec)
+        params = dict(spec.params)
+        if spec.path is not None:
+            path = Path(os.path.expanduser(spec.path))
+            if not path.is_absolute() and self.base_dir is not None:
+                path = self.base_dir / path
+            params["path"] = str(path)
+        try:
+            return self.registry.create("cache_store", spec.store, params)
+        except RagloomError as exc:
+            raise self.locate(f"{where}.store", exc) from None
+
+    def component(self, kind: str, spec: ComponentSpec | str, where: str) -> Any:
+        if isinstance(spec, str):
+            spec = ComponentSpec(name=spec)
+        if spec.import_ is not None:
+            return self.imported(spec.import_, spec.params, kind, where)
+        assert spec.name is not None
+        try:
+            return self.registry.create(kind, spec.name, spec.params)
+        except RagloomError as exc:
+            raise self.locate(f"{where}.name" if "parameter" not in str(exc) else f"{where}.params", exc) from None
+
+    def imported(self, path: str, params: Mapping[str, Any], kind: str, where: str) -> Any:
+        if not self.allow_imports:
+            raise self.fail(
+                f"{where}.import",
+                f"import path {path!r} refused: pipeline files may only name registered "
+                "components; pass allow_imports=True (CLI: --allow-imports) to opt in",
+            )
+        try:
+            factory = import_object(path)
+            kwargs = validate_params(factory, dict(params), f"{kind} {path!r}")
+            return factory(**kwargs)
+        except (RagloomError, ValueError, TypeError) as exc:
+            raise self.locate(where, exc) from None
+
+    def filter(self, spec: Mapping[str, Any], where: str) -> Filter[Any]:
+        if not isinstance(spec, Mapping) or len(spec) != 1:
+            raise self.fail(
+                where,
+                "a filter is a table with exactly one key: a filter name "
+                f"({', '.join(self.registry.names('filter'))}), 'all', 'any' or 'not'",
+            )
+        ((key, value),) = spec.items()
+        if key in ("all", "any"):
+            if not isinstance(value, list) or not value:
+                raise self.fail(f"{where}.{key}", "needs a non-empty list of filters")
+            parts = [self.filter(v, f"{where}.{key}[{i}]") for i, v in enumerate(value)]
+            return AllOf(*parts) if key == "all" else AnyOf(*parts)
+        if key == "not":
+            return Not(self.filter(value, f"{where}.not"))
+        if value is None:
+            value = {}
+        if not isinstance(value, Mapping):
+            raise self.fail(f"{where}.{key}", "filter parameters must be a table")
+        try:
+            return self.registry.create("filter", key, value)  # type: ignore[no-any-return]
+        except RagloomError as exc:
+            raise self.locate(f"{where}.{key}", exc) from None
+
+    def step(self, spec: StepSpec, where: str) -> PipelineStep[Any]:
+        policy = self.policy(spec.policy, f"{where}.policy")
+        cache = self.cache(spec.cache, f"{where}.cache")
+        if spec.routes is not None or spec.default is not None:
+            children: list[tuple[Filter[Any] | None, PipelineStep[Any]]] = []
+            for i, route in enumerate(spec.routes or []):
+                flt = self.filter(route.filter, f"{where}.routes[{i}].filter")
+                children.append((flt, self.step(route.step, f"{where}.routes[{i}].step")))
+            if spec.default is not None:
+                children.append((None, self.step(spec.default, f"{where}.default")))
+            all_chunkers = all(isinstance(s, Chunker) for _f, s in children)
+            router: RoutedStep[Any] = (
+                ChunkerRouter(cache=cache, policy=policy, name=spec.name)
+                if all_chunkers else _GenericRouter(cache=cache, policy=policy, name=spec.name)
+            )
+            for flt, child in children:
+                router = router.route(flt, child) if flt is not None else router.default(child)
+            return router
+        if spec.import_ is not None:
+            step = self.imported(spec.import_, spec.params, "step", where)
+            if not isinstance(step, PipelineStep):
+                raise self.fail(f"{where}.import", f"{spec.import_} is not a PipelineStep")
+        else:
+            kind, name = ("chunker", spec.chunker) if spec.chunker else ("step", spec.step)
+            assert name is not None
+            params = dict(spec.params)
+            try:
+                step = self.registry.create(kind, name, params)
+            except RagloomError as exc:
+                field = "params" if "parameter" in str(exc) else kind
+                raise self.locate(f"{where}.{field}", exc) from None
+        if policy is not None:
+            step._policy = policy
+        if cache is not None:
+            step._cache = cache
+        if spec.name:
+            step.name = spec.name
+        return step
+
+
+class _GenericRouter(RoutedStep[Any]):
+    """A routed step over steps of mixed kinds, built from a pipeline file."""
+
+    step_id = "ragloom/routed"
+
+
+def build_pipeline(
+    spec: PipelineSpec | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    registry: Registry | None = None,
+    allow_imports: bool = False,
+    source: str | None = None,
+) -> Pipeline[Any]:
+    """Build a :class:`Pipeline` from a spec, plain data or a pipeline file path.
+
+    Each call uses its own :class:`Registry` unless one is given. An ingestion spec builds a
+    pipeline with no source (feed it with ``run(inputs)``); a ``query`` spec builds the
+    ``MultiQueryRoutingPipeline`` block (run it with ``run(["question", ...])``).
+    """
+    base_dir: Path | None = None
+    if isinstance(spec, str | os.PathLike):
+        path = Path(spec)
+        source = source or str(path)
+        base_dir = path.parent
+        spec = load_spec(path)
+    else:
+        source = source or "<spec>"
+        spec = parse_spec(spec, source=source)
+    registry = registry or Registry()
+    builder = _Builder(registry, source, allow_imports, base_dir)
+    policy = builder.policy(spec.policy, "policy")
+    cache = builder.cache(spec.cache, "cache")
+    if spec.query is not None:
+        q = spec.query
+        decomposer = builder.component("decomposer", q.decomposer, "query.decomposer")
+        router = builder.component("router", q.router, "query.router")
+        try:
+            block = MultiQueryRoutingPipeline(
+                decomposer, router, max_sub_queries=q.max_sub_queries,
+                on_empty_decomposition=q.on_empty_decomposition, policy=policy,
+            )
+        except (ValueError, TypeError) as exc:
+            raise builder.locate("query", exc) from None
+        pipeline = block.build()
+        pipeline.cache = cache
+        pipeline.name = spec.name or pipeline.name
+    else:
+        assert spec.steps is not None
+        node: PipelineStep[Any] | None = None
+        for i, step_spec in enumerate(spec.steps):
+            step = builder.step(step_spec, f"steps[{i}]")
+            node = step if node is None else step(node)
+        assert node is not None
+        pipeline = Pipeline(node, policy=policy, cache=cache, name=spec.name)
+    if registry.pm.get_plugins():
+        pipeline.observers.append(registry.emit)
+        registry.pm.hook.ragloom_pipeline_built(pipeline=pipeline, spec=spec)
+    pipeline.registry = registry  # type: ignore[attr-defined]
+    return pipeline
+
+
+def load_pipeline(
+    path: str | os.PathLike[str], *, registry: Registry | None = None, allow_imports: bool = False
+) -> Pipeline[Any]:
+    """Read and build a pipeline file."""
+    return build_pipeline(path, registry=registry, allow_imports=allow_imports)
+
+
+# -- writing specs back out -----------------------------------------------------------------
+
+
+def _policy_out(policy: Policy | None) -> dict[str, Any] | None:
+    if policy is None:
+        return None
+    values = policy.explicit_fields()
+    if "retry_on" in values:
+        values["retry_on"] = [t.__name__ for t in values["retry_on"]]  # type: ignore[attr-defined]
+    return values or None
+
+
+def _cache_out(cache: Any) -> Any:
+    if cache is None:
+        return None
+    if cache is False:
+        return False
+    if isinstance(cache, SQLiteCacheStore):
+        return {"store": "sqlite", "path": str(cache.path)}
+    return {"store": "memory"} if type(cache).__name__ == "MemoryCacheStore" else {
+        "store": type(cache).__name__
+    }
+
+
+class _Dumper:
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    def name(self, component: Any, kind: str) -> str:
+        ref = self.registry.name_of(component)
+        if ref is None or ref[0] != kind:
+            raise ConfigurationError(
+                f"cannot write {type(component).__name__} to a spec: it is not a registered "
+                f"{kind} (register it under an entry point)"
+            )
+        return ref[1]
+
+    def filter(self, flt: Filter[Any]) -> dict[str, Any]:
+        if isinstance(flt, AllOf):
+            return {"all": [self.filter(p) for p in flt.parts]}
+        if isinstance(flt, AnyOf):
+            return {"any": [self.filter(p) for p in flt.parts]}
+        if isinstance(flt, Not):
+            return {"not": self.filter(flt.part)}
+        return {self.name(flt, "filter"): dict(flt.config())}
+
+    def step(self, step: PipelineStep[Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if isinstance(step, RoutedStep):
+            out["routes"] = [
+                {"filter": self.filter(f), "step": self.step(s)} for f, s in step.routes
+            ]
+            if step.default_step is not None:
+                out["default"] = self.step(step.default_step)
+        else:
+            kind = "chunker" if isinstance(step, Chunker) else "step"
+            out[kind] = self.name(step, kind)
+            params = dict(step.config())
+            if params:
+                out["params"] = params
+        if step.name != type(step).__name__:
+            out["name"] = step.name
+        policy = _policy_out(step.policy)
+        if policy:
+            out["policy"] = policy
+        cache = _cache_out(step.cache)
+        if cache is not None:
+            out["cache"] = cache
+        return out
+
+
+def dump_pipeline(pipeline: Pipeline[Any], *, registry: Registry | None = None) -> dict[str, Any]:
+    """An equivalent spec (plain data) of a built pipeline; ``build_pipeline`` accepts it.
+
+    Every component must be registered (its class under an entry point or ``register``).
+    """
+    registry = registry or getattr(pipeline, "registry", None) or Registry()
+    dumper = _Dumper(registry)
+    out: dict[str, Any] = {"version": 1}
+    if pipeline.name:
+        out["name"] = pipeline.name
+    policy = _policy_out(pipeline.policy)
+    chain = pipeline.steps()
+    if [type(s) for s in chain] == [_DecomposeStep, _NormalizeStep, _RouteStep]:
+        decompose, normalize, route = chain
+        assert isinstance(decompose, _DecomposeStep) and isinstance(route, _RouteStep)
+        assert isinstance(normalize, _NormalizeStep)
+        out["query"] = {
+            "decomposer": {
+                "name": dumper.name(decompose.decomposer, "decomposer"),
+                "params": dict(decompose.decomposer.config()),
+            },
+            "router": {
+                "name": dumper.name(route.router, "router"),
+                "params": dict(route.router.config()),
+            },
+            "max_sub_queries": normalize.max_sub_queries,
+            "on_empty_decomposition": normalize.on_empty.value,
+        }
+    else:
+        out["steps"] = [dumper.step(s) for s in chain]
+    if policy:
+        out["policy"] = policy
+    cache = _cache_out(pipeline.cache)
+    if cache is not None:
+        out["cache"] = cache
+    return out
+
+

@@ -1,0 +1,234 @@
+"""The pydantic schema of pipeline files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..errors import ConfigurationError
+
+__all__ = [
+    "CacheSpec",
+    "ComponentSpec",
+    "PipelineSpec",
+    "PolicySpec",
+    "QuerySpec",
+    "RouteSpec",
+    "StepSpec",
+    "format_location",
+    "load_spec",
+    "parse_spec",
+]
+
+_STRICT = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class PolicySpec(BaseModel):
+    """Fields of :class:`~ragloom.policy.Policy`; any left out are inherited."""
+
+    model_config = _STRICT
+
+    max_attempts: int | None = Field(default=None, ge=1)
+    backoff: float | None = Field(default=None, ge=0)
+    backoff_multiplier: float | None = Field(default=None, ge=1)
+    backoff_max: float | None = Field(default=None, ge=0)
+    jitter: float | None = Field(default=None, ge=0)
+    retry_on: list[str] | None = Field(
+        default=None,
+        description="Exception names: builtins (e.g. TimeoutError) or ragloom errors.",
+    )
+    timeout: float | None = Field(default=None, gt=0, description="Seconds per item attempt.")
+    concurrency: int | None = Field(default=None, ge=1)
+    on_failure: Literal["emit", "abort"] | None = None
+
+
+class CacheSpec(BaseModel):
+    """A cache store: a registered ``ragloom.cache_stores`` name with its parameters."""
+
+    model_config = _STRICT
+
+    store: str = Field(default="sqlite", description="Registered cache store name.")
+    path: str | None = Field(default=None, description="File of an SQLite store.")
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class ComponentSpec(BaseModel):
+    """A registered component by name (or, when allowed, an import path) with parameters."""
+
+    model_config = _STRICT
+
+    name: str | None = Field(default=None, description="Registered name, or dist:name.")
+    import_: str | None = Field(
+        default=None, alias="import", description="module:attr (needs allow_imports)."
+    )
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: Any) -> Any:
+        return {"name": value} if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ComponentSpec:
+        if (self.name is None) == (self.import_ is None):
+            raise ValueError("give exactly one of 'name' or 'import'")
+        return self
+
+
+class RouteSpec(BaseModel):
+    """One route of a routed step: items matching ``filter`` go to ``step``."""
+
+    model_config = _STRICT
+
+    filter: dict[str, Any] = Field(
+        description="One key: a registered filter name (e.g. content_format, metadata) with "
+        "its parameters, or all/any (lists) or not (one filter)."
+    )
+    step: StepSpec
+
+
+class StepSpec(BaseModel):
+    """One step: a registered chunker or step, or a routed step (``routes``/``default``)."""
+
+    model_config = _STRICT
+
+    name: str | None = None
+    chunker: str | None = Field(default=None, description="Registered chunker name.")
+    step: str | None = Field(default=None, description="Registered step name.")
+    import_: str | None = Field(default=None, alias="import")
+    params: dict[str, Any] = Field(default_factory=dict)
+    routes: list[RouteSpec] | None = None
+    default: StepSpec | None = None
+    policy: PolicySpec | None = None
+    cache: CacheSpec | bool | None = Field(
+        default=None, description="false disables caching for this step; omit to inherit."
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> StepSpec:
+        kinds = [
+            k for k, v in (("chunker", self.chunker), ("step", self.step), ("import", self.import_))
+            if v is not None
+        ]
+        routed = self.routes is not None or self.default is not None
+        if routed:
+            kinds.append("routes/default")
+        if len(kinds) != 1:
+            raise ValueError(
+                "a step needs exactly one of 'chunker', 'step', 'import' or 'routes'/'default'"
+                + (f" (got {', '.join(kinds)})" if kinds else "")
+            )
+        if routed and self.params:
+            raise ValueError("a routed step takes no 'params'; give them to its children")
+        if self.cache is True:
+            raise ValueError("cache: true is ambiguous; give a cache table or omit it")
+        return self
+
+
+class QuerySpec(BaseModel):
+    """A multi-query routing block: Decompose -> Normalize -> Route."""
+
+    model_config = _STRICT
+
+    decomposer: ComponentSpec
+    router: ComponentSpec
+    max_sub_queries: int = Field(default=4, ge=1)
+    on_empty_decomposition: Literal["passthrough", "error"] = "passthrough"
+
+
+class PipelineSpec(BaseModel):
+    """A pipeline file: ingestion ``steps`` or a ``query`` block, with policy and cache."""
+
+    model_config = _STRICT
+
+    version: Literal[1] = 1
+    name: str | None = None
+    description: str | None = None
+    policy: PolicySpec | None = None
+    cache: CacheSpec | bool | None = None
+    steps: list[StepSpec] | None = None
+    query: QuerySpec | None = None
+
+    @model_validator(mode="after")
+    def _one_body(self) -> PipelineSpec:
+        if (self.steps is None) == (self.query is None):
+            raise ValueError("a pipeline needs exactly one of 'steps' or 'query'")
+        if self.steps is not None and not self.steps:
+            raise ValueError("'steps' must not be empty")
+        if self.cache is True:
+            raise ValueError("cache: true is ambiguous; give a cache table or omit it")
+        return self
+
+
+def format_location(loc: tuple[Any, ...]) -> str:
+    """``("steps", 1, "params")`` -> ``steps[1].params``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("function-after", "function-before") or str(part).startswith(
+            ("function-", "union[", "tagged-union[")
+        ):
+            continue
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "<top>"
+
+
+def parse_spec(data: Any, *, source: str = "<spec>") -> PipelineSpec:
+    """Validate plain data into a :class:`PipelineSpec`, with located errors."""
+    if isinstance(data, PipelineSpec):
+        return data
+    if isinstance(data, dict) and "pipeline" in data and len(data) == 1:
+        data = data["pipeline"]
+    try:
+        return PipelineSpec.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            where = format_location(tuple(err["loc"]))
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden":
+                field_name = str(err["loc"][-1]) if err["loc"] else "?"
+                msg = f"unknown field {field_name!r}"
+            lines.append(f"{source}: {where}: {msg}")
+        raise ConfigurationError("invalid pipeline spec:\n  " + "\n  ".join(lines)) from None
+
+
+def load_spec(path: str | os.PathLike[str]) -> PipelineSpec:
+    """Read a pipeline file (``.toml``, ``.yaml``/``.yml`` or ``.json``)."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read pipeline file {file}: {exc}") from exc
+    suffix = file.suffix.lower()
+    try:
+        if suffix == ".toml":
+            import tomllib
+
+            data: Any = tomllib.loads(text)
+        elif suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        elif suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise ConfigurationError(
+                f"{file}: unknown pipeline file type {suffix!r}; use .toml, .yaml, .yml or .json"
+            )
+    except ConfigurationError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - parse errors of three libraries
+        raise ConfigurationError(f"{file}: not valid {suffix[1:].upper()}: {exc}") from exc
+    return parse_spec(data, source=str(file))
+
+
+RouteSpec.model_rebuild()
+StepSpec.model_rebuild()
+PipelineSpec.model_rebuild()

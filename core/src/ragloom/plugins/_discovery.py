@@ -1,0 +1,216 @@
+"""Reading installed plugins from entry-point metadata, without importing them."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import Distribution, EntryPoint, entry_points
+
+__all__ = [
+    "GROUPS",
+    "HOOK_GROUP",
+    "PluginInfo",
+    "Provider",
+    "disabled_from_env",
+    "discover_plugins",
+    "normalize_dist",
+]
+
+#: Component kind -> entry-point group.
+GROUPS: dict[str, str] = {
+    "chunker": "ragloom.chunkers",
+    "router": "ragloom.routers",
+    "decomposer": "ragloom.decomposers",
+    "filter": "ragloom.filters",
+    "step": "ragloom.steps",
+    "cache_store": "ragloom.cache_stores",
+}
+#: Group of modules holding pluggy hook implementations.
+HOOK_GROUP = "ragloom.plugins"
+
+CORE_DIST = "ragloom"
+
+
+def normalize_dist(name: str) -> str:
+    """PEP 503 normalized distribution name (``Ragloom_Text`` -> ``ragloom-text``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _split_env(value: str | None) -> frozenset[str]:
+    if not value:
+        return frozenset()
+    return frozenset(normalize_dist(v.strip()) for v in value.split(",") if v.strip())
+
+
+def disabled_from_env() -> frozenset[str]:
+    """Distributions blocked by ``RAGLOOM_DISABLE_PLUGINS=a,b``."""
+    return _split_env(os.environ.get("RAGLOOM_DISABLE_PLUGINS"))
+
+
+def allowed_from_env() -> frozenset[str] | None:
+    """With ``RAGLOOM_PLUGINS_AUTOLOAD=0``, only ``RAGLOOM_ALLOW_PLUGINS=a,b`` are loaded."""
+    if os.environ.get("RAGLOOM_PLUGINS_AUTOLOAD", "1").strip().lower() in ("0", "false", "no"):
+        return _split_env(os.environ.get("RAGLOOM_ALLOW_PLUGINS"))
+    return None
+
+
+@dataclass(slots=True)
+class Provider:
+    """One named component a distribution provides (not imported yet)."""
+
+    kind: str
+    name: str
+    value: str
+    dist: str
+    version: str
+    entry_point: EntryPoint | None = None
+    factory: object | None = None
+    requires_core: str | None = None
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.dist}:{self.name}"
+
+
+@dataclass(slots=True)
+class PluginInfo:
+    """What one installed distribution contributes, and its status."""
+
+    dist: str
+    version: str
+    provides: dict[str, list[str]] = field(default_factory=dict)
+    hooks: list[str] = field(default_factory=list)
+    requires_core: str | None = None
+    status: str = "available"
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "distribution": self.dist,
+            "version": self.version,
+            "provides": self.provides,
+            "hooks": self.hooks,
+            "requires_ragloom": self.requires_core,
+            "status": self.status,
+            "reason": self.reason,
+        }
+
+
+def _dist_of(ep: EntryPoint) -> tuple[str, str, Distribution | None]:
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return "unknown", "0", None
+    return normalize_dist(dist.metadata["Name"] or "unknown"), dist.version or "0", dist
+
+
+_CORE_REQ = re.compile(r"^\s*ragloom\s*(?:\[[^\]]*\])?\s*(?P<spec>[^;]*)(?P<marker>;.*)?$", re.I)
+
+
+def core_requirement(dist: Distribution | None) -> str | None:
+    """The version specifier a distribution puts on ``ragloom`` (``""`` for any version)."""
+    if dist is None:
+        return None
+    for req in dist.requires or ():
+        match = _CORE_REQ.match(req)
+        if match and not (match.group("marker") or "").strip().startswith("; extra"):
+            return match.group("spec").strip().strip("()")
+    return None
+
+
+def iter_providers() -> Iterable[Provider]:
+    """Every component entry point of every installed distribution, deduplicated.
+
+    An identical duplicate (same distribution, name and target, as editable installs can
+    produce) is listed once.
+    """
+    seen: set[tuple[str, str, str, str]] = set()
+    eps = entry_points()
+    for kind, group in GROUPS.items():
+        for ep in eps.select(group=group):
+            dist, version, dist_obj = _dist_of(ep)
+            key = (kind, ep.name, ep.value, dist)
+            if key in seen:
+                continue
+            seen.add(key)
+            yield Provider(
+                kind, ep.name, ep.value, dist, version, entry_point=ep,
+                requires_core=core_requirement(dist_obj) if dist != CORE_DIST else None,
+            )
+
+
+def iter_hook_modules() -> Iterable[tuple[str, str, EntryPoint]]:
+    seen: set[tuple[str, str]] = set()
+    for ep in entry_points().select(group=HOOK_GROUP):
+        dist, version, _d = _dist_of(ep)
+        if (dist, ep.value) in seen:
+            continue
+        seen.add((dist, ep.value))
+        yield dist, version, ep
+
+
+def discover_plugins(
+    *,
+    disabled: Iterable[str] | None = None,
+    allow: Iterable[str] | None = None,
+) -> list[PluginInfo]:
+    """Installed plugins and what each provides, from metadata alone (nothing is imported).
+
+    ``disabled`` defaults to ``RAGLOOM_DISABLE_PLUGINS``; ``allow`` (an allowlist that turns
+    autoload off) defaults to ``RAGLOOM_ALLOW_PLUGINS`` when ``RAGLOOM_PLUGINS_AUTOLOAD=0``.
+    """
+    blocked = frozenset(normalize_dist(d) for d in disabled) if disabled is not None else (
+        disabled_from_env()
+    )
+    allowed = frozenset(normalize_dist(d) for d in allow) if allow is not None else (
+        allowed_from_env()
+    )
+    infos: dict[str, PluginInfo] = {}
+
+    def info_for(dist: str, version: str) -> PluginInfo:
+        info = infos.get(dist)
+        if info is None:
+            info = infos[dist] = PluginInfo(dist, version)
+        return info
+
+    for provider in iter_providers():
+        info = info_for(provider.dist, provider.version)
+        info.provides.setdefault(provider.kind, []).append(provider.name)
+        if provider.requires_core is not None:
+            info.requires_core = provider.requires_core
+    for dist, version, ep in iter_hook_modules():
+        info_for(dist, version).hooks.append(ep.value)
+    for dist, info in infos.items():
+        if dist == CORE_DIST:
+            info.status, info.reason = "available", "built in"
+        elif dist in blocked:
+            info.status, info.reason = "blocked", "disabled by RAGLOOM_DISABLE_PLUGINS"
+        elif allowed is not None and dist not in allowed:
+            info.status, info.reason = "blocked", "autoload off and not in the allowlist"
+        else:
+            problem = incompatibility(info.requires_core)
+            if problem:
+                info.status, info.reason = "broken", problem
+    return sorted(infos.values(), key=lambda i: (i.dist != CORE_DIST, i.dist))
+
+
+def core_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def incompatibility(spec: str | None) -> str:
+    """Why a requirement ``spec`` on ragloom excludes the installed core ("" if it does not)."""
+    if not spec:
+        return ""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        ok = SpecifierSet(spec).contains(core_version(), prereleases=True)
+    except InvalidSpecifier:
+        return f"unreadable requirement on ragloom: {spec!r}"
+    if ok:
+        return ""
+    return f"requires ragloom{spec}, but ragloom {core_version()} is installed"

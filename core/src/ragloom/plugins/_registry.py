@@ -1,0 +1,397 @@
+"""The per-build registry: one plugin manager and one name table per pipeline build."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import inspect
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import pluggy
+
+from ..errors import (
+    BrokenPluginError,
+    ComponentTypeError,
+    ConfigurationError,
+    IncompatiblePluginError,
+    PluginBlockedError,
+    PluginConflictError,
+    PluginNotFoundError,
+)
+from ._discovery import (
+    CORE_DIST,
+    GROUPS,
+    Provider,
+    allowed_from_env,
+    disabled_from_env,
+    incompatibility,
+    iter_hook_modules,
+    iter_providers,
+    normalize_dist,
+)
+from .hookspecs import PROJECT, RagloomHookSpecs
+
+__all__ = ["Registry"]
+
+
+def _expected_type(kind: str) -> type | None:
+    if kind == "chunker":
+        from ..chunking import Chunker
+
+        return Chunker
+    if kind == "router":
+        from ..query import Router
+
+        return Router
+    if kind == "decomposer":
+        from ..query import QueryTransformer
+
+        return QueryTransformer
+    if kind == "filter":
+        from ..filters import Filter
+
+        return Filter
+    if kind == "step":
+        from ..step import PipelineStep
+
+        return PipelineStep
+    return None
+
+
+class Registry:
+    """Named components available to one pipeline build.
+
+    Entry points are read from metadata when the registry is created; a component's module is
+    imported only when :meth:`resolve` or :meth:`create` asks for it. Modules under
+    ``ragloom.plugins`` (pluggy hooks) are imported when the registry is created with
+    ``load_hooks=True`` (the default for builds), and their ``ragloom_register`` contributions
+    go through the same name table as entry points.
+
+    Args:
+        autoload: load every installed plugin (``False``: only those in ``allow``).
+        allow: an allowlist of distribution names (implies ``autoload=False``).
+        disabled: distributions to block before import (default: ``RAGLOOM_DISABLE_PLUGINS``).
+        entry_points: read installed entry points (``False`` for an empty, isolated registry).
+        load_hooks: import hook modules and call ``ragloom_register``.
+    """
+
+    def __init__(
+        self,
+        *,
+        autoload: bool = True,
+        allow: Iterable[str] | None = None,
+        disabled: Iterable[str] | None = None,
+        entry_points: bool = True,
+        load_hooks: bool = True,
+    ) -> None:
+        self.disabled = (
+            frozenset(normalize_dist(d) for d in disabled)
+            if disabled is not None else disabled_from_env()
+        )
+        if allow is not None:
+            self.allow: frozenset[str] | None = frozenset(normalize_dist(d) for d in allow)
+        elif not autoload:
+            self.allow = frozenset()
+        else:
+            self.allow = allowed_from_env()
+        self._providers: dict[str, dict[str, list[Provider]]] = {k: {} for k in GROUPS}
+        self._blocked: dict[str, dict[str, Provider]] = {k: {} for k in GROUPS}
+        self._loaded: dict[tuple[str, str, str], Any] = {}
+        self.broken: dict[str, str] = {}
+        self.pm = pluggy.PluginManager(PROJECT)
+        self.pm.add_hookspecs(RagloomHookSpecs)
+        if entry_points:
+            for provider in iter_providers():
+                self._add(provider)
+            if load_hooks:
+                self._load_hook_modules()
+
+    # -- contributing ----------------------------------------------------------------------
+
+    def _is_blocked(self, dist: str) -> str:
+        if dist == CORE_DIST:
+            return ""
+        if dist in self.disabled:
+            return f"{dist} is disabled by RAGLOOM_DISABLE_PLUGINS"
+        if self.allow is not None and dist not in self.allow:
+            return f"{dist} is not in the plugin allowlist (autoload is off)"
+        return ""
+
+    def _add(self, provider: Provider) -> None:
+        if provider.kind not in GROUPS:
+            raise ConfigurationError(
+                f"unknown component kind {provider.kind!r}; valid kinds: {sorted(GROUPS)}"
+            )
+        if self._is_blocked(provider.dist):
+            self._blocked[provider.kind][provider.name] = provider
+            return
+        same = self._providers[provider.kind].setdefault(provider.name, [])
+        for other in same:
+            if other.dist == provider.dist and other.value == provider.value:
+                return  # identical duplicate (e.g. an editable install seen twice)
+        same.append(provider)
+
+    def register(
+        self, kind: str, name: str, factory: Callable[..., Any], *, dist: str = "__main__",
+        version: str = "0",
+    ) -> None:
+        """Register ``factory`` as ``name`` of ``kind`` (the core-owned callback)."""
+        if kind not in GROUPS:
+            raise ConfigurationError(
+                f"cannot register {name!r}: unknown kind {kind!r}; valid kinds: {sorted(GROUPS)}"
+            )
+        if not isinstance(name, str) or not name or ":" in name:
+            raise ConfigurationError(f"invalid component name {name!r} (non-empty, no ':')")
+        if not callable(factory):
+            raise ComponentTypeError(f"{kind} {name!r}: factory must be callable")
+        value = f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', '?')}"
+        self._add(Provider(kind, name, value, normalize_dist(dist), version, factory=factory))
+
+    def _load_hook_modules(self) -> None:
+        for dist, version, ep in iter_hook_modules():
+            if self._is_blocked(dist):
+                continue
+            try:
+                module = ep.load()
+            except Exception as exc:  # noqa: BLE001 - a broken plugin breaks only itself
+                self.broken[dist] = (
+                    f"{dist} {version}: cannot import hook module {ep.value!r}: "
+                    f"{type(exc).__name__}: {exc}"
+                )
+                continue
+            self.pm.register(module, name=f"{dist}:{ep.name}")
+            impl = getattr(module, "ragloom_register", None)
+            if impl is not None:
+
+                def register(
+                    kind: str, name: str, factory: Callable[..., Any], _d: str = dist,
+                    _v: str = version,
+                ) -> None:
+                    self.register(kind, name, factory, dist=_d, version=_v)
+
+                impl(register=register)
+        self.pm.check_pending()
+
+    # -- looking up ------------------------------------------------------------------------
+
+    def names(self, kind: str) -> list[str]:
+        """Names available for ``kind`` (qualified ``dist:name`` where names clash)."""
+        out: list[str] = []
+        for name, providers in sorted(self._providers[kind].items()):
+            if len(providers) == 1:
+                out.append(name)
+            else:
+                out.extend(p.qualified for p in providers)
+        return out
+
+    def providers(self, kind: str) -> dict[str, list[Provider]]:
+        return self._providers[kind]
+
+    def _find(self, kind: str, name: str) -> Provider:
+        if kind not in GROUPS:
+            raise ConfigurationError(f"unknown component kind {kind!r}; valid: {sorted(GROUPS)}")
+        dist_filter: str | None = None
+        short = name
+        if ":" in name:
+            dist_part, short = name.split(":", 1)
+            dist_filter = normalize_dist(dist_part)
+        candidates = self._providers[kind].get(short, [])
+        if dist_filter is not None:
+            candidates = [p for p in candidates if p.dist == dist_filter]
+        if not candidates:
+            blocked = self._blocked[kind].get(short)
+            if blocked is not None and (dist_filter in (None, blocked.dist)):
+                raise PluginBlockedError(
+                    f"{kind} {name!r} is provided by {blocked.dist} {blocked.version}, "
+                    f"which is blocked: {self._is_blocked(blocked.dist)}"
+                )
+            known = self.names(kind)
+            close = difflib.get_close_matches(short, [k.split(":")[-1] for k in known], n=3)
+            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            listing = ", ".join(known) if known else "none installed"
+            raise PluginNotFoundError(
+                f"unknown {kind} {name!r}{hint} (known {kind}s: {listing})"
+            )
+        if len(candidates) > 1:
+            who = " and ".join(f"{p.dist} {p.version} ({p.value})" for p in candidates)
+            options = " or ".join(repr(p.qualified) for p in candidates)
+            raise PluginConflictError(
+                f"{kind} name {short!r} is provided by both {who}; write the qualified name "
+                f"{options}, or disable one with RAGLOOM_DISABLE_PLUGINS"
+            )
+        return candidates[0]
+
+    def resolve(self, kind: str, name: str) -> Callable[..., Any]:
+        """The class or factory registered as ``name`` of ``kind``, imported now."""
+        provider = self._find(kind, name)
+        key = (provider.kind, provider.dist, provider.name)
+        if key in self._loaded:
+            return self._loaded[key]  # type: ignore[no-any-return]
+        where = f"{provider.dist} {provider.version}"
+        problem = incompatibility(provider.requires_core)
+        if problem:
+            raise IncompatiblePluginError(
+                f"{kind} {provider.name!r} from {where} is refused: {problem}. Install a "
+                f"version of {provider.dist} built for this ragloom"
+            )
+        if provider.factory is not None:
+            target = provider.factory
+        else:
+            assert provider.entry_point is not None
+            try:
+                target = provider.entry_point.load()
+            except Exception as exc:  # noqa: BLE001 - reported with where it came from
+                raise BrokenPluginError(
+                    f"{kind} {provider.name!r} from {where} cannot be loaded from "
+                    f"{provider.value!r}: {type(exc).__name__}: {exc}"
+                ) from exc
+        expected = _expected_type(kind)
+        if isinstance(target, type):
+            if expected is not None and not issubclass(target, expected):
+                raise BrokenPluginError(
+                    f"{kind} {provider.name!r} from {where} ({provider.value}) is a "
+                    f"{target.__name__}, not a {expected.__name__}"
+                )
+        elif not callable(target):
+            raise BrokenPluginError(
+                f"{kind} {provider.name!r} from {where} ({provider.value}) is not a class "
+                f"or factory but {type(target).__name__}"
+            )
+        self._loaded[key] = target
+        return target
+
+    def create(self, kind: str, name: str, params: Mapping[str, Any] | None = None) -> Any:
+        """Build the component ``name`` of ``kind`` with ``params``, validated first.
+
+        Raises ``ConfigurationError`` for unknown or mistyped parameters (naming them and
+        the accepted ones) and for constructor errors.
+        """
+        factory = self.resolve(kind, name)
+        kwargs = validate_params(factory, dict(params or {}), f"{kind} {name!r}")
+        try:
+            component = factory(**kwargs)
+        except (ValueError, TypeError) as exc:
+            raise ConfigurationError(f"{kind} {name!r}: {exc}") from exc
+        expected = _expected_type(kind)
+        if expected is not None and not isinstance(component, expected):
+            provider = self._find(kind, name)
+            raise BrokenPluginError(
+                f"{kind} {name!r} from {provider.dist} {provider.version} built a "
+                f"{type(component).__name__}, not a {expected.__name__}"
+            )
+        try:
+            component._ragloom_ref = (kind, name)
+        except AttributeError:
+            pass
+        return component
+
+    def name_of(self, component: Any) -> tuple[str, str] | None:
+        """``(kind, name)`` under which ``component``'s class is registered, if any."""
+        ref = getattr(component, "_ragloom_ref", None)
+        if ref is not None:
+            return tuple(ref)  # type: ignore[return-value]
+        cls = type(component)
+        value = f"{cls.__module__}:{cls.__qualname__}"
+        for kind, table in self._providers.items():
+            for name, providers in table.items():
+                for p in providers:
+                    if p.value == value or p.factory is cls:
+                        return kind, (name if len(providers) == 1 else p.qualified)
+        return None
+
+    def emit(self, event: Any) -> None:
+        """Deliver ``event`` to the ``ragloom_event`` hooks."""
+        self.pm.hook.ragloom_event(event=event)
+
+
+_SKIP = {"self", "cache", "policy", "name"}
+
+
+def validate_params(factory: Callable[..., Any], params: dict[str, Any], what: str) -> dict[str, Any]:
+    """Check ``params`` against ``factory``'s signature and annotations (with pydantic)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    target = factory.__init__ if isinstance(factory, type) else factory  # type: ignore[misc]
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return params
+    try:
+        hints = typing.get_type_hints(target)
+    except Exception:  # noqa: BLE001 - unresolvable annotations: skip type checks
+        hints = {}
+    accepts_kwargs = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    known = {
+        n: p for n, p in sig.parameters.items()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
+    if accepts_kwargs and isinstance(factory, type):
+        # **kwargs forwarded to base classes: accept what the bases accept, nothing else.
+        accepts_kwargs = False
+        for base in factory.__mro__[1:]:
+            init = base.__dict__.get("__init__")
+            if init is None:
+                continue
+            if base is object:
+                break
+            base_params = inspect.signature(init).parameters
+            for n, p in base_params.items():
+                if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                    known.setdefault(n, p.replace(default=None) if p.default is p.empty else p)
+            if not any(p.kind is p.VAR_KEYWORD for p in base_params.values()):
+                break
+        else:
+            accepts_kwargs = True
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        param = known.get(key)
+        if param is None:
+            if accepts_kwargs:
+                out[key] = value
+                continue
+            valid = sorted(k for k in known if k not in _SKIP)
+            close = difflib.get_close_matches(key, valid, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigurationError(
+                f"{what} has no parameter {key!r}{hint} (valid parameters: {', '.join(valid)})"
+            )
+        hint_type = hints.get(key)
+        if hint_type is None or hint_type is Any:
+            out[key] = value
+            continue
+        try:
+            out[key] = TypeAdapter(hint_type).validate_python(value)
+        except ValidationError as exc:
+            msg = "; ".join(e["msg"] for e in exc.errors())
+            raise ConfigurationError(
+                f"{what}: parameter {key!r} got {value!r}, expected {_type_name(hint_type)} ({msg})"
+            ) from None
+        except Exception:  # noqa: BLE001 - a type pydantic cannot check: pass it through
+            out[key] = value
+    missing = [
+        n for n, p in known.items()
+        if p.default is p.empty and n not in out and n not in _SKIP
+    ]
+    if missing:
+        raise ConfigurationError(f"{what} is missing required parameter(s): {', '.join(missing)}")
+    return out
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
+
+
+def import_object(path: str) -> Any:
+    """Import ``module:attr`` (only used when a caller opted in to import paths)."""
+    module_name, _, attr = path.partition(":")
+    if not module_name or not attr:
+        raise ConfigurationError(f"import path must look like 'module:attr', got {path!r}")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigurationError(f"cannot import {path!r}: {exc}") from exc
+    return obj
