@@ -90,9 +90,7 @@ class Chunker(PipelineStep[Document]):
     def validate_input(self, item: Document) -> None:
         """Reject non-documents and formats outside :attr:`accepted_content_formats`."""
         if not isinstance(item, Document):
-            raise InvalidInputError(
-                f"{self.name} chunks Documents, got {type(item).__name__}"
-            )
+            raise InvalidInputError(f"{self.name} chunks Documents, got {type(item).__name__}")
         accepted = self.accepted_content_formats
         if accepted is not None and item.content_format not in accepted:
             raise InvalidInputError(
@@ -213,4 +211,3 @@ class ChunkerRouter(RoutedStep[Document]):
 
 
 Chunker.register(ChunkerRouter)
-

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ExecutionContext", "Observer", "StepStats"]
 
-Observer = Callable[[Event], "None | Awaitable[None]"]
+Observer = Callable[[Event], "Awaitable[None] | None"]
 
 
 @dataclass(slots=True)
@@ -68,7 +68,9 @@ class ExecutionContext:
     ) -> None:
         self.policy = policy if policy is not None else Policy()
         self.cache = cache
-        self._run = _RunState(run_id=run_id or uuid.uuid4().hex[:12], observers=list(observers or []))
+        self._run = _RunState(
+            run_id=run_id or uuid.uuid4().hex[:12], observers=list(observers or [])
+        )
 
     @property
     def run_id(self) -> str:

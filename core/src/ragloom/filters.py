@@ -64,8 +64,8 @@ class AllOf(Filter[T]):
             raise ConfigurationError("AllOf needs at least one filter")
         flat: list[Filter[T]] = []
         for part in parts:
-            flat.extend(part.parts if isinstance(part, AllOf) else (part,))
-        self.parts = tuple(flat)
+            flat.extend(part.parts if isinstance(part, AllOf) else (part,))  # type: ignore[has-type]
+        self.parts: tuple[Filter[T], ...] = tuple(flat)
         self.requires_content = any(p.requires_content for p in self.parts)
 
     def matches(self, item: T) -> bool:
@@ -83,8 +83,8 @@ class AnyOf(Filter[T]):
             raise ConfigurationError("AnyOf needs at least one filter")
         flat: list[Filter[T]] = []
         for part in parts:
-            flat.extend(part.parts if isinstance(part, AnyOf) else (part,))
-        self.parts = tuple(flat)
+            flat.extend(part.parts if isinstance(part, AnyOf) else (part,))  # type: ignore[has-type]
+        self.parts: tuple[Filter[T], ...] = tuple(flat)
         self.requires_content = any(p.requires_content for p in self.parts)
 
     def matches(self, item: T) -> bool:
@@ -134,9 +134,7 @@ class ContentFormatFilter(Filter[Any]):
         self.include_formats = _formats(include_formats, "include_formats")
         self.exclude_formats = _formats(exclude_formats, "exclude_formats")
         if self.include_formats is None and self.exclude_formats is None:
-            raise ConfigurationError(
-                "ContentFormatFilter needs include_formats or exclude_formats"
-            )
+            raise ConfigurationError("ContentFormatFilter needs include_formats or exclude_formats")
 
     def matches(self, item: Any) -> bool:
         fmt = str(getattr(item, "content_format", ""))

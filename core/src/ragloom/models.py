@@ -108,6 +108,4 @@ class Document(BaseModel):
         if id is None:
             digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
             id = f"doc-{digest[:16]}"  # noqa: A001
-        return cls(
-            id=id, content=content, content_format=content_format, metadata=metadata or {}
-        )
+        return cls(id=id, content=content, content_format=content_format, metadata=metadata or {})

@@ -92,7 +92,9 @@ def normalize_sub_queries(
     if len(out) > max_sub_queries:
         log.info(
             "truncating %d sub-queries to max_sub_queries=%d for %r",
-            len(out), max_sub_queries, query,
+            len(out),
+            max_sub_queries,
+            query,
         )
         out = out[:max_sub_queries]
     return out
@@ -123,7 +125,9 @@ class _DecomposeStep(PipelineStep[Any]):
                 f"{type(self.decomposer).__name__}.transform returned {type(subs).__name__}, "
                 "expected list[str]"
             )
-        return [MultiQueryRoutingState(query=query, sub_queries=[s for s in subs if isinstance(s, str)])]
+        return [
+            MultiQueryRoutingState(query=query, sub_queries=[s for s in subs if isinstance(s, str)])
+        ]
 
     async def transform(self, item: Any, context: ExecutionContext) -> AsyncIterator[Any]:
         for out in await self._attempt(item, context):
@@ -147,8 +151,10 @@ class _NormalizeStep(PipelineStep[MultiQueryRoutingState]):
         self, item: MultiQueryRoutingState, context: ExecutionContext
     ) -> list[MultiQueryRoutingState]:
         subs = normalize_sub_queries(
-            item.query, item.sub_queries,
-            max_sub_queries=self.max_sub_queries, on_empty=self.on_empty,
+            item.query,
+            item.sub_queries,
+            max_sub_queries=self.max_sub_queries,
+            on_empty=self.on_empty,
         )
         return [item.model_copy(update={"sub_queries": subs})]
 
@@ -192,7 +198,8 @@ class _RouteStep(PipelineStep[MultiQueryRoutingState]):
                 for i, sub in enumerate(subs):
                     tg.start_soon(one, i, sub)
         plan = [
-            SubQueryRoute.from_decision(sub, d) for sub, d in zip(subs, decisions, strict=True)
+            SubQueryRoute.from_decision(sub, d)
+            for sub, d in zip(subs, decisions, strict=True)
             if d is not None
         ]
         return [item.model_copy(update={"routing_plan": plan})]
@@ -283,7 +290,9 @@ class MultiQueryRoutingPipeline(Component):
         """Plan one query directly, raising its error (e.g. ``EmptyDecompositionError``)."""
         subs = await self.decomposer.transform(query)
         normalized = normalize_sub_queries(
-            query, list(subs), max_sub_queries=self.max_sub_queries,
+            query,
+            list(subs),
+            max_sub_queries=self.max_sub_queries,
             on_empty=self.on_empty_decomposition,
         )
         state = MultiQueryRoutingState(query=query, sub_queries=normalized)

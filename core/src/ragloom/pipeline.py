@@ -179,8 +179,11 @@ class Pipeline(Generic[T]):
             if context.observed:
                 await context.emit(
                     RunFinished(
-                        context.run_id, outputs=len(outputs), failed=len(context.failures),
-                        seconds=seconds, aborted=aborted,
+                        context.run_id,
+                        outputs=len(outputs),
+                        failed=len(context.failures),
+                        seconds=seconds,
+                        aborted=aborted,
                     )
                 )
         return RunResult(

@@ -87,7 +87,9 @@ class Policy:
 
     def explicit_fields(self) -> dict[str, object]:
         """The fields this policy sets, by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
+        }
 
     def with_(self, **changes: object) -> Policy:
         """A copy with some fields changed."""

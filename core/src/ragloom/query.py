@@ -66,7 +66,9 @@ class Router(Component, ABC):
     async def route(self, query: str) -> RouteDecision:
         """Decide the route for ``query``."""
 
-    def fallback(self, reason: str, *, score: float | None = None, **extra: object) -> RouteDecision:
+    def fallback(
+        self, reason: str, *, score: float | None = None, **extra: object
+    ) -> RouteDecision:
         """The default-route decision with ``reason``.
 
         Raises:

@@ -94,9 +94,7 @@ class RoutedStep(PipelineStep[T]):
         routing table itself (for pipeline dumps and equality).
         """
         return {
-            "routes": [
-                {"filter": f.describe(), "step": s.config_hash} for f, s in self.routes
-            ],
+            "routes": [{"filter": f.describe(), "step": s.config_hash} for f, s in self.routes],
             "default": self.default_step.config_hash if self.default_step else None,
         }
 

@@ -16,7 +16,14 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Sequence,
+)
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 import anyio
@@ -50,19 +57,28 @@ DEFAULT_WINDOW = 64
 
 
 class _Failure:
-    __slots__ = ("attempts", "error")
+    __slots__ = ("attempts", "error", "on_failure")
 
-    def __init__(self, error: BaseException, attempts: int) -> None:
+    def __init__(
+        self, error: BaseException, attempts: int, on_failure: str | None = None
+    ) -> None:
         self.error = error
         self.attempts = attempts
+        #: The failure mode of the policy the item was processed under (a routed child's own
+        #: policy may differ from its router's); ``None``: the releasing step's.
+        self.on_failure = on_failure
 
 
 def item_key(item: Any) -> tuple[str, str]:
     """``(identity, content hash)`` of an item, for cache ids and events."""
     if isinstance(item, Document):
         return item.id, stable_hash(
-            item.content_hash, item.content_format, canonical(item.metadata),
-            item.parent_id, item.index, item.start,
+            item.content_hash,
+            item.content_format,
+            canonical(item.metadata),
+            item.parent_id,
+            item.index,
+            item.start,
         )
     if isinstance(item, BaseModel):
         digest = stable_hash(item.model_dump(mode="json"))
@@ -200,7 +216,7 @@ class PipelineStep(Component, ABC, Generic[T]):
 
     # -- running ---------------------------------------------------------------------------
 
-    def _upstream_windows(self, context: ExecutionContext) -> AsyncIterator[list[Any]]:
+    def _upstream_windows(self, context: ExecutionContext) -> AsyncGenerator[list[Any], None]:
         upstream = self._upstream
         if upstream is None:
             fed = context.feed_for(self)
@@ -245,7 +261,7 @@ class PipelineStep(Component, ABC, Generic[T]):
 
         return list(await Pipeline(self, policy=self._policy).run(inputs))
 
-    async def _windows(self, context: ExecutionContext) -> AsyncIterator[list[T]]:
+    async def _windows(self, context: ExecutionContext) -> AsyncGenerator[list[T], None]:
         upstream = self._upstream_windows(context)
         windows = self._process_windows(upstream, context)
         try:
@@ -257,7 +273,7 @@ class PipelineStep(Component, ABC, Generic[T]):
 
     async def _process_windows(
         self, upstream: AsyncIterator[list[Any]], context: ExecutionContext
-    ) -> AsyncIterator[list[T]]:
+    ) -> AsyncGenerator[list[T], None]:
         stats = context.stats_for(self)
         policy = self.effective_policy(context)
         cache = self.effective_cache(context)
@@ -288,30 +304,45 @@ class PipelineStep(Component, ABC, Generic[T]):
         if observed:
             await context.emit(
                 StepFinished(
-                    context.run_id, step=stats.name, event_name=stats.event_name,
-                    items_in=stats.items_in, items_out=stats.items_out, failed=stats.failed,
-                    retried=stats.retried, cache_hits=stats.cache_hits,
-                    cache_misses=stats.cache_misses, seconds=stats.seconds,
+                    context.run_id,
+                    step=stats.name,
+                    event_name=stats.event_name,
+                    items_in=stats.items_in,
+                    items_out=stats.items_out,
+                    failed=stats.failed,
+                    retried=stats.retried,
+                    cache_hits=stats.cache_hits,
+                    cache_misses=stats.cache_misses,
+                    seconds=stats.seconds,
                 )
             )
 
     async def _release_failure(
-        self, item: Any, failure: Any, context: ExecutionContext, policy: Policy,
+        self,
+        item: Any,
+        failure: Any,
+        context: ExecutionContext,
+        policy: Policy,
         stats: StepStats,
     ) -> None:
         assert isinstance(failure, _Failure)
         stats.failed += 1
         error = failure.error
-        if policy.on_failure == "abort":
+        if (failure.on_failure or policy.on_failure) == "abort":
             raise ItemProcessingError(
                 f"{stats.name}: item {_item_id(item)!r} failed after {failure.attempts} "
                 f"attempt(s): {type(error).__name__}: {error}"
             ) from error
         await context.emit(
             ItemFailed(
-                context.run_id, step=stats.name, item_id=_item_id(item),
-                error_type=type(error).__name__, message=str(error),
-                attempts=failure.attempts, item=item, exception=error,
+                context.run_id,
+                step=stats.name,
+                item_id=_item_id(item),
+                error_type=type(error).__name__,
+                message=str(error),
+                attempts=failure.attempts,
+                item=item,
+                exception=error,
             )
         )
 
@@ -349,8 +380,7 @@ class PipelineStep(Component, ABC, Generic[T]):
                         produced = await handler._attempt(item, ctx)
                     if scope.cancelled_caught:
                         raise StepTimeoutError(
-                            f"{handler.name} took longer than {timeout}s on item "
-                            f"{_item_id(item)!r}"
+                            f"{handler.name} took longer than {timeout}s on item {_item_id(item)!r}"
                         )
                 if handler is not self:
                     child = ctx.stats_for(handler)
@@ -359,14 +389,18 @@ class PipelineStep(Component, ABC, Generic[T]):
                 return produced
             except Exception as exc:  # noqa: BLE001 - policy decides
                 if attempt >= max_attempts or not policy.is_retryable(exc):
-                    return _Failure(exc, attempt)
+                    return _Failure(exc, attempt, policy.on_failure)
                 delay = policy.delay_before(attempt, _RNG)
                 stats.retried += 1
                 if context.observed:
                     await context.emit(
                         ItemRetried(
-                            context.run_id, step=stats.name, item_id=_item_id(item),
-                            attempt=attempt, delay=delay, error=f"{type(exc).__name__}: {exc}",
+                            context.run_id,
+                            step=stats.name,
+                            item_id=_item_id(item),
+                            attempt=attempt,
+                            delay=delay,
+                            error=f"{type(exc).__name__}: {exc}",
                         )
                     )
                 if delay:
@@ -376,9 +410,12 @@ class PipelineStep(Component, ABC, Generic[T]):
         return policy.concurrency == 1 or not self.awaits
 
     async def _results(
-        self, windows: AsyncIterator[list[Any]], context: ExecutionContext, policy: Policy,
+        self,
+        windows: AsyncIterator[list[Any]],
+        context: ExecutionContext,
+        policy: Policy,
         stats: StepStats,
-    ) -> AsyncIterator[list[tuple[Any, Any]]]:
+    ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
         """Per-item results ``(item, outputs | failure)`` in input order, in windows."""
         if self._runs_inline(policy):
             simple = (
@@ -418,15 +455,24 @@ class PipelineStep(Component, ABC, Generic[T]):
                         yield await pool.wait_ready()
                 while pool.pending:
                     yield await pool.wait_ready()
+            except GeneratorExit:
+                # The consumer stopped early (a break, or an abort downstream). Leave the task
+                # group normally: GeneratorExit escaping it would come out wrapped in an
+                # exception group and hide the consumer's own error.
+                pass
             finally:
                 pool.close()
                 if pool.pending:
                     tg.cancel_scope.cancel()
 
     async def _cached_results(
-        self, windows: AsyncIterator[list[Any]], context: ExecutionContext, policy: Policy,
-        cache: CacheStore, stats: StepStats,
-    ) -> AsyncIterator[list[tuple[Any, Any]]]:
+        self,
+        windows: AsyncIterator[list[Any]],
+        context: ExecutionContext,
+        policy: Policy,
+        cache: CacheStore,
+        stats: StepStats,
+    ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
         """Like ``_results``, reading and writing ``cache`` in windows of ``cache_window``."""
         batch: list[Any] = []
         async for window in windows:
@@ -438,7 +484,11 @@ class PipelineStep(Component, ABC, Generic[T]):
             yield await self._cached_window(batch, context, policy, cache, stats)
 
     async def _cached_window(
-        self, items: list[Any], context: ExecutionContext, policy: Policy, cache: CacheStore,
+        self,
+        items: list[Any],
+        context: ExecutionContext,
+        policy: Policy,
+        cache: CacheStore,
         stats: StepStats,
     ) -> list[tuple[Any, Any]]:
         from .cache.base import CacheEntry
@@ -447,6 +497,7 @@ class PipelineStep(Component, ABC, Generic[T]):
         keys: list[str | None] = [None] * len(items)
         handlers: list[PipelineStep[Any] | None] = [None] * len(items)
         for i, item in enumerate(items):
+            handler: PipelineStep[Any]
             try:
                 handler, _ctx, _pol = self._handler_for(item, context, policy)
             except Exception as exc:  # noqa: BLE001 - unroutable: fails like uncached
@@ -467,15 +518,15 @@ class PipelineStep(Component, ABC, Generic[T]):
             if results[i] is not None:
                 continue
             entry = found.get(key) if key is not None else None
-            handler = handlers[i]
-            if entry is None or handler is None:
+            chosen = handlers[i]
+            if entry is None or chosen is None:
                 misses.append(i)
                 continue
             item = items[i]
             try:
-                handler.validate_input(item)
-                assert handler.output_model is not None
-                results[i] = entry.load(handler.output_model)
+                chosen.validate_input(item)
+                assert chosen.output_model is not None
+                results[i] = entry.load(chosen.output_model)
             except Exception as exc:  # noqa: BLE001 - invalid input fails the item
                 results[i] = _Failure(exc, 0)
                 continue
@@ -483,8 +534,11 @@ class PipelineStep(Component, ABC, Generic[T]):
             if context.observed:
                 await context.emit(
                     CacheHit(
-                        context.run_id, step=stats.name, item_id=_item_id(item),
-                        cache_id=str(key), outputs=len(results[i]),
+                        context.run_id,
+                        step=stats.name,
+                        item_id=_item_id(item),
+                        cache_id=str(key),
+                        outputs=len(results[i]),
                     )
                 )
         stats.items_in += len(items) - len(misses)
@@ -494,7 +548,9 @@ class PipelineStep(Component, ABC, Generic[T]):
                 for i in misses:
                     await context.emit(
                         CacheMiss(
-                            context.run_id, step=stats.name, item_id=_item_id(items[i]),
+                            context.run_id,
+                            step=stats.name,
+                            item_id=_item_id(items[i]),
                             cache_id=str(keys[i] or ""),
                         )
                     )
@@ -510,11 +566,10 @@ class PipelineStep(Component, ABC, Generic[T]):
             for i, (_item, result) in zip(misses, done, strict=True):
                 results[i] = result
                 key = keys[i]
-                if key is not None and type(result) is list:
-                    handler = handlers[i]
-                    assert handler is not None
+                owner = handlers[i]
+                if key is not None and owner is not None and type(result) is list:
                     entries.append(
-                        CacheEntry.build(key, handler.identity(), _item_id(items[i]), result)
+                        CacheEntry.build(key, owner.identity(), _item_id(items[i]), result)
                     )
             if entries:
                 cache.put_many(entries)
@@ -524,7 +579,7 @@ class PipelineStep(Component, ABC, Generic[T]):
 _RNG = random.Random()
 
 
-async def _one_window(items: list[Any]) -> AsyncIterator[list[Any]]:
+async def _one_window(items: list[Any]) -> AsyncGenerator[list[Any], None]:
     yield items
 
 
@@ -541,7 +596,10 @@ class _WorkerPool:
     """``concurrency`` worker tasks processing submitted items; results released in order."""
 
     def __init__(
-        self, step: PipelineStep[Any], context: ExecutionContext, policy: Policy,
+        self,
+        step: PipelineStep[Any],
+        context: ExecutionContext,
+        policy: Policy,
         stats: StepStats,
     ) -> None:
         self.step = step
@@ -648,7 +706,7 @@ class IterableSource(PipelineStep[T]):
     async def transform(self, item: T, context: ExecutionContext) -> AsyncIterator[T]:
         yield item
 
-    async def _windows(self, context: ExecutionContext) -> AsyncIterator[list[T]]:
+    async def _windows(self, context: ExecutionContext) -> AsyncGenerator[list[T], None]:
         stats = context.stats_for(self)
         items = self.items
         if isinstance(items, AsyncIterable):

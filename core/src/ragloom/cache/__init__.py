@@ -2,7 +2,7 @@
 
 from .base import CacheEntry, CacheHeader, CacheInfo, CacheStore
 from .memory import MemoryCacheStore
-from .sqlite import SQLiteCacheStore
+from .sqlite import SQLiteCacheStore, cache_info, open_cache
 
 __all__ = [
     "CacheEntry",
@@ -11,4 +11,6 @@ __all__ = [
     "CacheStore",
     "MemoryCacheStore",
     "SQLiteCacheStore",
+    "cache_info",
+    "open_cache",
 ]

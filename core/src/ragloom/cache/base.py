@@ -12,18 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
+
+from .codec import decode_outputs, encode_outputs
 
 __all__ = ["CacheEntry", "CacheHeader", "CacheInfo", "CacheStore"]
 
-_ADAPTERS: dict[type[BaseModel], TypeAdapter[list[Any]]] = {}
-
-
-def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
-    adapter = _ADAPTERS.get(model)
-    if adapter is None:
-        adapter = _ADAPTERS[model] = TypeAdapter(list[model])  # type: ignore[valid-type]
-    return adapter
+_NO_ITEM: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +44,25 @@ class CacheEntry:
     created: float = field(default_factory=time.time)
 
     @classmethod
-    def build(cls, key: str, step: str, item_id: str, outputs: Sequence[BaseModel]) -> CacheEntry:
-        payload = "[" + ",".join(o.model_dump_json() for o in outputs) + "]"
+    def build(
+        cls, key: str, step: str, item_id: str, outputs: Sequence[BaseModel],
+        item: Any = _NO_ITEM,
+    ) -> CacheEntry:
+        """An entry for ``outputs``; given the input ``item``, chunks of it are stored compactly
+        (as offsets into it, see :mod:`ragloom.cache.codec`)."""
+        payload = encode_outputs(None if item is _NO_ITEM else item, outputs)
         return cls(key=key, step=step, item_id=item_id, payload=payload, outputs=len(outputs))
 
-    def load(self, model: type[BaseModel]) -> list[Any]:
-        """The outputs, validated as ``model`` instances."""
-        return _adapter(model).validate_json(self.payload)
+    def load(self, model: type[BaseModel], item: Any = None) -> list[Any]:
+        """The outputs, validated as ``model`` instances (``item``: the input they came from).
+
+        Raises:
+            CacheCorruptError: the payload does not read back as ``outputs`` valid outputs.
+        """
+        return decode_outputs(
+            self.payload, item, model, expected=self.outputs,
+            where=f"cache entry {self.key} ({self.step}, item {self.item_id!r})",
+        )
 
     @property
     def header(self) -> CacheHeader:

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import CacheCorruptError, CacheError
 from .base import CacheEntry, CacheHeader, CacheInfo
 
-__all__ = ["SQLiteCacheStore"]
+__all__ = ["SQLiteCacheStore", "cache_info", "open_cache"]
 
 #: ``PRAGMA application_id`` of ragloom cache files ("RGLM").
 APPLICATION_ID = 0x52474C4D
@@ -141,7 +141,11 @@ class SQLiteCacheStore:
                     "or run `ragloom cache clear`"
                 )
             out[str(key)] = CacheEntry(
-                str(key), str(step), str(item_id), payload, int(outputs),  # type: ignore[call-overload]
+                str(key),
+                str(step),
+                str(item_id),
+                payload,
+                int(outputs),  # type: ignore[call-overload]
                 float(created),  # type: ignore[arg-type]
             )
         return out
@@ -157,8 +161,13 @@ class SQLiteCacheStore:
     def put_many(self, entries: Iterable[CacheEntry]) -> None:
         rows = [
             (
-                e.key, e.step, e.item_id, e.outputs, e.created,
-                zlib.crc32(e.payload.encode("utf-8", "surrogatepass")), e.payload,
+                e.key,
+                e.step,
+                e.item_id,
+                e.outputs,
+                e.created,
+                zlib.crc32(e.payload.encode("utf-8", "surrogatepass")),
+                e.payload,
             )
             for e in entries
         ]
@@ -203,3 +212,32 @@ class SQLiteCacheStore:
 
     def __repr__(self) -> str:
         return f"SQLiteCacheStore({str(self.path)!r})"
+
+
+def open_cache(
+    path: str | os.PathLike[str], *, create: bool = True, timeout: float = 60.0
+) -> SQLiteCacheStore:
+    """Open the SQLite cache at ``path`` (created when missing, unless ``create=False``).
+
+    Raises:
+        CacheError: ``create=False`` and there is no file at ``path``, or it cannot be opened.
+        CacheCorruptError: the file is not a ragloom cache (random bytes, another app's
+            database, another schema version).
+    """
+    where = Path(path)
+    if not create and not where.exists():
+        raise CacheError(f"no cache file at {where}")
+    return SQLiteCacheStore(where, timeout=timeout)
+
+
+def cache_info(path: str | os.PathLike[str]) -> CacheInfo:
+    """What the cache at ``path`` holds; a missing file is an empty cache (and is not created).
+
+    Raises:
+        CacheCorruptError: the file exists but is not a ragloom cache.
+    """
+    where = Path(path)
+    if not where.exists():
+        return CacheInfo(str(where), 0, 0, {})
+    with open_cache(where, create=False) as store:
+        return store.info()

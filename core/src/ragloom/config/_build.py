@@ -51,11 +51,10 @@ class _Builder:
         return ConfigurationError(f"{self.source}: {where}: {message}")
 
     def locate(self, where: str, exc: Exception) -> ConfigurationError:
-        text = str(exc)
-        err = ConfigurationError(f"{self.source}: {where}: {text}")
-        if isinstance(exc, PluginError):
-            err = type(exc)(f"{self.source}: {where}: {text}")  # keep the precise type
-        return err
+        text = f"{self.source}: {where}: {exc}"
+        if isinstance(exc, PluginError) and isinstance(exc, ConfigurationError):
+            return type(exc)(text)  # keep the precise type
+        return ConfigurationError(text)
 
     # -- parts -----------------------------------------------------------------------------
 
@@ -106,7 +105,9 @@ class _Builder:
         try:
             return self.registry.create(kind, spec.name, spec.params)
         except RagloomError as exc:
-            raise self.locate(f"{where}.name" if "parameter" not in str(exc) else f"{where}.params", exc) from None
+            raise self.locate(
+                f"{where}.name" if "parameter" not in str(exc) else f"{where}.params", exc
+            ) from None
 
     def imported(self, path: str, params: Mapping[str, Any], kind: str, where: str) -> Any:
         if not self.allow_imports:
@@ -152,20 +153,24 @@ class _Builder:
         if spec.routes is not None or spec.default is not None:
             children: list[tuple[Filter[Any] | None, PipelineStep[Any]]] = []
             for i, route in enumerate(spec.routes or []):
-                flt = self.filter(route.filter, f"{where}.routes[{i}].filter")
+                flt: Filter[Any] | None = self.filter(route.filter, f"{where}.routes[{i}].filter")
                 children.append((flt, self.step(route.step, f"{where}.routes[{i}].step")))
             if spec.default is not None:
                 children.append((None, self.step(spec.default, f"{where}.default")))
             all_chunkers = all(isinstance(s, Chunker) for _f, s in children)
             router: RoutedStep[Any] = (
                 ChunkerRouter(cache=cache, policy=policy, name=spec.name)
-                if all_chunkers else _GenericRouter(cache=cache, policy=policy, name=spec.name)
+                if all_chunkers
+                else _GenericRouter(cache=cache, policy=policy, name=spec.name)
             )
-            for flt, child in children:
-                router = router.route(flt, child) if flt is not None else router.default(child)
+            for route_filter, child in children:
+                if route_filter is not None:
+                    router = router.route(route_filter, child)
+                else:
+                    router = router.default(child)
             return router
         if spec.import_ is not None:
-            step = self.imported(spec.import_, spec.params, "step", where)
+            step: PipelineStep[Any] = self.imported(spec.import_, spec.params, "step", where)
             if not isinstance(step, PipelineStep):
                 raise self.fail(f"{where}.import", f"{spec.import_} is not a PipelineStep")
         else:
@@ -224,8 +229,11 @@ def build_pipeline(
         router = builder.component("router", q.router, "query.router")
         try:
             block = MultiQueryRoutingPipeline(
-                decomposer, router, max_sub_queries=q.max_sub_queries,
-                on_empty_decomposition=q.on_empty_decomposition, policy=policy,
+                decomposer,
+                router,
+                max_sub_queries=q.max_sub_queries,
+                on_empty_decomposition=q.on_empty_decomposition,
+                policy=policy,
             )
         except (ValueError, TypeError) as exc:
             raise builder.locate("query", exc) from None
@@ -273,9 +281,11 @@ def _cache_out(cache: Any) -> Any:
         return False
     if isinstance(cache, SQLiteCacheStore):
         return {"store": "sqlite", "path": str(cache.path)}
-    return {"store": "memory"} if type(cache).__name__ == "MemoryCacheStore" else {
-        "store": type(cache).__name__
-    }
+    return (
+        {"store": "memory"}
+        if type(cache).__name__ == "MemoryCacheStore"
+        else {"store": type(cache).__name__}
+    )
 
 
 class _Dumper:
@@ -361,5 +371,3 @@ def dump_pipeline(pipeline: Pipeline[Any], *, registry: Registry | None = None) 
     if cache is not None:
         out["cache"] = cache
     return out
-
-

@@ -111,7 +111,8 @@ class StepSpec(BaseModel):
     @model_validator(mode="after")
     def _one_kind(self) -> StepSpec:
         kinds = [
-            k for k, v in (("chunker", self.chunker), ("step", self.step), ("import", self.import_))
+            k
+            for k, v in (("chunker", self.chunker), ("step", self.step), ("import", self.import_))
             if v is not None
         ]
         routed = self.routes is not None or self.default is not None
@@ -224,7 +225,7 @@ def load_spec(path: str | os.PathLike[str]) -> PipelineSpec:
             )
     except ConfigurationError:
         raise
-    except Exception as exc:  # noqa: BLE001 - parse errors of three libraries
+    except Exception as exc:
         raise ConfigurationError(f"{file}: not valid {suffix[1:].upper()}: {exc}") from exc
     return parse_spec(data, source=str(file))
 

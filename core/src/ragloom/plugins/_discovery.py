@@ -135,7 +135,12 @@ def iter_providers() -> Iterable[Provider]:
                 continue
             seen.add(key)
             yield Provider(
-                kind, ep.name, ep.value, dist, version, entry_point=ep,
+                kind,
+                ep.name,
+                ep.value,
+                dist,
+                version,
+                entry_point=ep,
                 requires_core=core_requirement(dist_obj) if dist != CORE_DIST else None,
             )
 
@@ -160,11 +165,13 @@ def discover_plugins(
     ``disabled`` defaults to ``RAGLOOM_DISABLE_PLUGINS``; ``allow`` (an allowlist that turns
     autoload off) defaults to ``RAGLOOM_ALLOW_PLUGINS`` when ``RAGLOOM_PLUGINS_AUTOLOAD=0``.
     """
-    blocked = frozenset(normalize_dist(d) for d in disabled) if disabled is not None else (
-        disabled_from_env()
+    blocked = (
+        frozenset(normalize_dist(d) for d in disabled)
+        if disabled is not None
+        else (disabled_from_env())
     )
-    allowed = frozenset(normalize_dist(d) for d in allow) if allow is not None else (
-        allowed_from_env()
+    allowed = (
+        frozenset(normalize_dist(d) for d in allow) if allow is not None else (allowed_from_env())
     )
     infos: dict[str, PluginInfo] = {}
 

@@ -88,7 +88,8 @@ class Registry:
     ) -> None:
         self.disabled = (
             frozenset(normalize_dist(d) for d in disabled)
-            if disabled is not None else disabled_from_env()
+            if disabled is not None
+            else disabled_from_env()
         )
         if allow is not None:
             self.allow: frozenset[str] | None = frozenset(normalize_dist(d) for d in allow)
@@ -134,7 +135,12 @@ class Registry:
         same.append(provider)
 
     def register(
-        self, kind: str, name: str, factory: Callable[..., Any], *, dist: str = "__main__",
+        self,
+        kind: str,
+        name: str,
+        factory: Callable[..., Any],
+        *,
+        dist: str = "__main__",
         version: str = "0",
     ) -> None:
         """Register ``factory`` as ``name`` of ``kind`` (the core-owned callback)."""
@@ -166,7 +172,10 @@ class Registry:
             if impl is not None:
 
                 def register(
-                    kind: str, name: str, factory: Callable[..., Any], _d: str = dist,
+                    kind: str,
+                    name: str,
+                    factory: Callable[..., Any],
+                    _d: str = dist,
                     _v: str = version,
                 ) -> None:
                     self.register(kind, name, factory, dist=_d, version=_v)
@@ -211,9 +220,7 @@ class Registry:
             close = difflib.get_close_matches(short, [k.split(":")[-1] for k in known], n=3)
             hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
             listing = ", ".join(known) if known else "none installed"
-            raise PluginNotFoundError(
-                f"unknown {kind} {name!r}{hint} (known {kind}s: {listing})"
-            )
+            raise PluginNotFoundError(f"unknown {kind} {name!r}{hint} (known {kind}s: {listing})")
         if len(candidates) > 1:
             who = " and ".join(f"{p.dist} {p.version} ({p.value})" for p in candidates)
             options = " or ".join(repr(p.qualified) for p in candidates)
@@ -242,7 +249,7 @@ class Registry:
             assert provider.entry_point is not None
             try:
                 target = provider.entry_point.load()
-            except Exception as exc:  # noqa: BLE001 - reported with where it came from
+            except Exception as exc:
                 raise BrokenPluginError(
                     f"{kind} {provider.name!r} from {where} cannot be loaded from "
                     f"{provider.value!r}: {type(exc).__name__}: {exc}"
@@ -309,7 +316,9 @@ class Registry:
 _SKIP = {"self", "cache", "policy", "name"}
 
 
-def validate_params(factory: Callable[..., Any], params: dict[str, Any], what: str) -> dict[str, Any]:
+def validate_params(
+    factory: Callable[..., Any], params: dict[str, Any], what: str
+) -> dict[str, Any]:
     """Check ``params`` against ``factory``'s signature and annotations (with pydantic)."""
     from pydantic import TypeAdapter, ValidationError
 
@@ -324,7 +333,8 @@ def validate_params(factory: Callable[..., Any], params: dict[str, Any], what: s
         hints = {}
     accepts_kwargs = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
     known = {
-        n: p for n, p in sig.parameters.items()
+        n: p
+        for n, p in sig.parameters.items()
         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     }
     if accepts_kwargs and isinstance(factory, type):
@@ -371,8 +381,7 @@ def validate_params(factory: Callable[..., Any], params: dict[str, Any], what: s
         except Exception:  # noqa: BLE001 - a type pydantic cannot check: pass it through
             out[key] = value
     missing = [
-        n for n, p in known.items()
-        if p.default is p.empty and n not in out and n not in _SKIP
+        n for n, p in known.items() if p.default is p.empty and n not in out and n not in _SKIP
     ]
     if missing:
         raise ConfigurationError(f"{what} is missing required parameter(s): {', '.join(missing)}")
