@@ -50,10 +50,10 @@ class _Builder:
     def fail(self, where: str, message: str) -> ConfigurationError:
         return ConfigurationError(f"{self.source}: {where}: {message}")
 
-    def locate(self, where: str, exc: Exception) -> ConfigurationError:
+    def locate(self, where: str, exc: Exception) -> RagloomError:
         text = f"{self.source}: {where}: {exc}"
-        if isinstance(exc, PluginError) and isinstance(exc, ConfigurationError):
-            return type(exc)(text)  # keep the precise type
+        if isinstance(exc, PluginError | ConfigurationError):
+            return type(exc)(text)  # keep the precise type, add the location
         return ConfigurationError(text)
 
     # -- parts -----------------------------------------------------------------------------

@@ -1,0 +1,8 @@
+from ragloom import Chunker, ChunkSpan
+
+
+class Same(Chunker):
+    step_id = "e2e-old/same"
+
+    def split(self, document):
+        yield ChunkSpan(0, len(document.content))
