@@ -1,0 +1,294 @@
+"""Contract test classes: subclass one, provide its fixture, get the whole contract checked.
+
+Example::
+
+    from ragloom.testing import ChunkerContract
+
+    class TestMyChunker(ChunkerContract):
+        @pytest.fixture
+        def chunker(self):
+            return MyChunker(chunk_size=200)
+
+The tests run synchronously (each starts its own event loop with ``anyio.run``), so the kit
+needs no async plugin configuration in the author's suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import anyio
+import pytest
+
+from ..cache import MemoryCacheStore
+from ..chunking import Chunker
+from ..errors import InvalidInputError
+from ..models import Document
+from ..multi_query import MultiQueryRoutingPipeline
+from ..query import QueryTransformer, RouteDecision, Router
+from .checks import check_chunks
+from .helpers import make_documents, run_step
+
+__all__ = ["ChunkerContract", "QueryTransformerContract", "RouterContract"]
+
+
+def _run(fn: Callable[..., Any], *args: Any) -> Any:
+    return anyio.run(fn, *args)
+
+
+class ChunkerContract:
+    """The chunker family's contract. Provide a ``chunker`` fixture returning a new instance.
+
+    Class attributes tune the checks: ``lossless`` (spans tile the document; ``True``),
+    ``documents`` (a factory of test documents; defaults to varied prose, Markdown and code
+    in the chunker's accepted formats).
+    """
+
+    lossless: ClassVar[bool] = True
+
+    @pytest.fixture
+    def chunker(self) -> Chunker:  # pragma: no cover - the author overrides it
+        raise NotImplementedError("provide a `chunker` fixture returning your chunker")
+
+    def make_documents(self, chunker: Chunker) -> list[Document]:
+        accepted = chunker.accepted_content_formats
+        docs = make_documents(formats=())
+        if accepted is None:
+            return docs
+        out = [d for d in docs if d.content_format in accepted]
+        if not out:  # a custom format: reuse the sample texts under it
+            fmt = sorted(accepted)[0]
+            out = [d.model_copy(update={"content_format": fmt}) for d in docs]
+        return out
+
+    @staticmethod
+    def _limits(chunker: Chunker) -> tuple[int | None, Callable[[str], int], int]:
+        size = getattr(chunker, "chunk_size", None)
+        overlap = getattr(chunker, "chunk_overlap", 0) or 0
+        length = getattr(chunker, "length", None)
+        if not callable(length):
+            length = getattr(chunker, "length_function", None)
+        if not callable(length):
+            length = len
+        return size, length, overlap
+
+    def _chunks(self, chunker: Chunker, docs: list[Document]) -> Any:
+        return _run(run_step, chunker, docs)
+
+    def test_is_a_chunker_with_identity(self, chunker: Chunker) -> None:
+        assert isinstance(chunker, Chunker)
+        assert chunker.event_name
+        assert isinstance(chunker.config_hash, str) and len(chunker.config_hash) == 32
+        assert dict(chunker.config()) == dict(chunker.config())
+
+    def test_exact_spans_lineage_and_sizes(self, chunker: Chunker) -> None:
+        docs = self.make_documents(chunker)
+        result = self._chunks(chunker, docs)
+        assert not result.failed, [f.reason for f in result.failed]
+        size, length, overlap = self._limits(chunker)
+        by_parent: dict[str, list[Document]] = {}
+        for chunk in result:
+            by_parent.setdefault(chunk.parent_id, []).append(chunk)
+        for doc in docs:
+            check_chunks(
+                doc, by_parent.get(doc.id, []), chunk_size=size, length=length,
+                overlap=overlap, lossless=self.lossless,
+            )
+
+    def test_metadata_inherited_and_format(self, chunker: Chunker) -> None:
+        docs = [
+            d.model_copy(update={"metadata": {**d.metadata, "tenant": "acme", "n": 7}})
+            for d in self.make_documents(chunker)
+        ]
+        result = self._chunks(chunker, docs)
+        assert len(result) > 0
+        formats = {d.id: d.content_format for d in docs}
+        for chunk in result:
+            assert chunk.metadata["tenant"] == "acme" and chunk.metadata["n"] == 7
+            expected = chunker.content_format or formats[chunk.parent_id]
+            assert chunk.content_format == expected
+
+    def test_empty_document_yields_no_chunks(self, chunker: Chunker) -> None:
+        fmt = sorted(chunker.accepted_content_formats or {"text"})[0]
+        result = self._chunks(chunker, [Document(id="empty", content="", content_format=fmt)])
+        assert list(result) == [] and result.failed == []
+
+    def test_unaccepted_format_fails_the_item_not_the_run(self, chunker: Chunker) -> None:
+        accepted = chunker.accepted_content_formats
+        if accepted is None:
+            pytest.skip("the chunker accepts every content format")
+        doc = Document(id="alien", content="some text", content_format="x-unknown-format")
+        with pytest.raises(InvalidInputError):
+            chunker.validate_input(doc)
+        result = self._chunks(chunker, [doc])
+        assert list(result) == []
+        assert [f.item_id for f in result.failed] == ["alien"]
+
+    def test_sync_and_async_paths_agree(self, chunker: Chunker) -> None:
+        for doc in self.make_documents(chunker):
+            async def via_async(d: Document = doc) -> list[Any]:
+                return [p async for p in chunker.asplit(d)]
+
+            pieces = _run(via_async)
+            from_async = chunker.build_chunks(doc, pieces)
+            from_engine = list(self._chunks(chunker, [doc]))
+            assert [c.model_dump() for c in from_async] == [c.model_dump() for c in from_engine]
+
+    def test_deterministic(self, chunker: Chunker) -> None:
+        docs = self.make_documents(chunker)
+        first = [c.model_dump() for c in self._chunks(chunker, docs)]
+        second = [c.model_dump() for c in self._chunks(chunker, docs)]
+        assert first == second
+
+    def test_cache_identity_and_replay(self, chunker: Chunker) -> None:
+        rebuilt = type(chunker)(**dict(chunker.config()))
+        assert rebuilt.config_hash == chunker.config_hash, "config() must rebuild the chunker"
+        docs = self.make_documents(chunker)
+        store = MemoryCacheStore()
+        cold = _run(lambda: run_step(chunker, docs, cache=store))
+        warm = _run(lambda: run_step(chunker, docs, cache=store))
+        assert [c.model_dump() for c in warm] == [c.model_dump() for c in cold]
+        assert warm.cache_hits == len(docs) and warm.cache_misses == 0
+
+
+class RouterContract:
+    """The router contract. Provide a ``router`` fixture; optionally override ``queries``."""
+
+    queries: ClassVar[list[str]] = [
+        "How do I reset my password?",
+        "What does the premium plan cost per month?",
+        "Compare the battery life of the two latest phones",
+        "",
+        "   ",
+        "?!",
+        "zxqv wplk",
+        "Tell me about the weather in Paris tomorrow",
+    ]
+
+    @pytest.fixture
+    def router(self) -> Router:  # pragma: no cover - the author overrides it
+        raise NotImplementedError("provide a `router` fixture returning your router")
+
+    def test_valid_routes_and_default(self, router: Router) -> None:
+        assert isinstance(router, Router)
+        routes = list(router.valid_routes)
+        assert routes and all(isinstance(r, str) and r for r in routes)
+        assert len(set(routes)) == len(routes)
+        assert router.default_route is None or router.default_route in routes
+
+    def test_decisions_name_valid_routes_only(self, router: Router) -> None:
+        async def decide_all() -> list[RouteDecision]:
+            return [await router.decide(q) for q in self.queries]
+
+        for query, decision in zip(self.queries, _run(decide_all), strict=True):
+            assert isinstance(decision, RouteDecision)
+            assert decision.route in router.valid_routes, (query, decision)
+
+    def test_route_answers_are_valid(self, router: Router) -> None:
+        """The router's own answers (not only after ``decide`` repaired them) are valid."""
+
+        async def raw() -> list[RouteDecision]:
+            return [await router.route(q) for q in self.queries]
+
+        for query, decision in zip(self.queries, _run(raw), strict=True):
+            assert decision.route in router.valid_routes, (
+                f"route({query!r}) answered {decision.route!r}, not one of "
+                f"{list(router.valid_routes)}"
+            )
+
+    def test_fallbacks_carry_a_reason_and_the_default(self, router: Router) -> None:
+        async def decide_all() -> list[RouteDecision]:
+            return [await router.decide(q) for q in self.queries]
+
+        for decision in _run(decide_all):
+            if decision.fallback_reason is not None:
+                assert decision.fallback_reason.strip()
+                assert decision.route == router.default_route
+
+    def test_errors_become_fallbacks(self, router: Router) -> None:
+        if router.default_route is None:
+            pytest.skip("no default route")
+
+        async def broken(query: str) -> RouteDecision:
+            raise RuntimeError("backend down")
+
+        original = router.route
+        router.route = broken  # type: ignore[method-assign]
+        try:
+            decision = _run(router.decide, "anything")
+        finally:
+            router.route = original  # type: ignore[method-assign]
+        assert decision.route == router.default_route
+        assert decision.fallback_reason and "backend down" in decision.fallback_reason
+
+    def test_concurrency_safe(self, router: Router) -> None:
+        queries = [q for q in self.queries for _ in range(6)]
+
+        async def sequential() -> list[RouteDecision]:
+            return [await router.decide(q) for q in queries]
+
+        async def concurrent() -> list[RouteDecision | None]:
+            out: list[RouteDecision | None] = [None] * len(queries)
+
+            async def one(i: int, q: str) -> None:
+                out[i] = await router.decide(q)
+
+            async with anyio.create_task_group() as tg:
+                for i, q in enumerate(queries):
+                    tg.start_soon(one, i, q)
+            return out
+
+        assert [d.route for d in _run(sequential)] == [
+            d.route for d in _run(concurrent) if d is not None
+        ]
+
+    def test_config_rebuilds(self, router: Router) -> None:
+        rebuilt = type(router)(**dict(router.config()))
+        assert rebuilt.config_hash == router.config_hash
+
+
+class _FirstRoute(Router):
+    step_id = "ragloom.testing/first-route"
+    awaits = False
+
+    @property
+    def valid_routes(self) -> tuple[str, ...]:
+        return ("only",)
+
+    async def route(self, query: str) -> RouteDecision:
+        return RouteDecision(route="only", score=1.0)
+
+
+class QueryTransformerContract:
+    """The decomposer contract. Provide a ``decomposer`` fixture; override ``queries``."""
+
+    queries: ClassVar[list[str]] = [
+        "What is retrieval-augmented generation?",
+        "Compare PostgreSQL and SQLite for analytics since 2020",
+        "How do I install the CLI and how do I configure a cache?",
+        "",
+    ]
+
+    @pytest.fixture
+    def decomposer(self) -> QueryTransformer:  # pragma: no cover - the author overrides it
+        raise NotImplementedError("provide a `decomposer` fixture returning your decomposer")
+
+    def test_returns_lists_of_strings(self, decomposer: QueryTransformer) -> None:
+        assert isinstance(decomposer, QueryTransformer)
+        for query in self.queries:
+            out = _run(decomposer.transform, query)
+            assert isinstance(out, list) and all(isinstance(s, str) for s in out), (query, out)
+
+    def test_inside_multi_query_routing(self, decomposer: QueryTransformer) -> None:
+        block = MultiQueryRoutingPipeline(decomposer, _FirstRoute(), max_sub_queries=3)
+        queries = [q for q in self.queries if q.strip()]
+        result = _run(block.build().run, queries)
+        assert [s.query for s in result] == queries
+        for state in result:
+            assert 1 <= len(state.sub_queries) <= 3
+            assert [r.sub_query for r in state.routing_plan] == state.sub_queries
+
+    def test_config_rebuilds(self, decomposer: QueryTransformer) -> None:
+        rebuilt = type(decomposer)(**dict(decomposer.config()))
+        assert rebuilt.config_hash == decomposer.config_hash
