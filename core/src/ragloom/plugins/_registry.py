@@ -344,7 +344,8 @@ def validate_params(
             init = base.__dict__.get("__init__")
             if init is None:
                 continue
-            if base is object:
+            if base is object:  # the class consumes **kwargs itself
+                accepts_kwargs = True
                 break
             base_params = inspect.signature(init).parameters
             for n, p in base_params.items():
