@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -94,9 +94,24 @@ class Chunker(PipelineStep[Document]):
         accepted = self.accepted_content_formats
         if accepted is not None and item.content_format not in accepted:
             raise InvalidInputError(
-                f"{self.name} accepts content formats {sorted(accepted)}, "
+                f"{self.name} accepts content formats {sorted(map(str, accepted))}, "
                 f"got {str(item.content_format)!r} for document {item.id!r}"
             )
+
+    def _inline_call(self) -> Callable[[Document], list[Document]] | None:
+        """A sync ``split`` with the default output check chunks without a coroutine."""
+        cls = type(self)
+        if (
+            self.awaits
+            or cls._attempt is not Chunker._attempt
+            or cls.validate_output is not PipelineStep.validate_output
+        ):
+            return None
+        return self._chunk_now
+
+    def _chunk_now(self, item: Document) -> list[Document]:
+        self.validate_input(item)
+        return self.build_chunks(item, self.split(item))
 
     async def _attempt(self, item: Document, context: ExecutionContext) -> list[Document]:
         self.validate_input(item)

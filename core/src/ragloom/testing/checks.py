@@ -21,6 +21,7 @@ def check_chunks(
     length: Callable[[str], int] = len,
     overlap: int = 0,
     lossless: bool = True,
+    slices: bool = True,
 ) -> None:
     """Check every chunk invariant of ragloom's chunker family for one parent.
 
@@ -31,6 +32,10 @@ def check_chunks(
     - with ``overlap == 0`` and ``lossless``: spans tile ``[0, len(parent.content))`` in order;
     - with overlap: spans start in increasing order, cover the document with no gap, and a
       chunk starts no earlier than ``overlap`` length units before the previous chunk's end.
+
+    With ``slices=False`` (chunks rendered from structure, e.g. Docling items), chunks carry no
+    span; each must say how it maps back in ``metadata["span_kind"]``, and the span, tiling and
+    overlap checks are skipped.
     """
     content = parent.content
     if not content:
@@ -52,18 +57,25 @@ def check_chunks(
                 raise ChunkInvariantError(f"{where}: parent metadata {key!r} not inherited")
             if chunk.metadata[key] != value and key not in ("headings",):
                 raise ChunkInvariantError(f"{where}: parent metadata {key!r} changed")
-        if chunk.start is None or chunk.end is None:
-            raise ChunkInvariantError(f"{where}: no span")
-        if content[chunk.start : chunk.end] != chunk.content:
-            raise ChunkInvariantError(
-                f"{where}: content is not parent.content[{chunk.start}:{chunk.end}]"
-            )
         if not chunk.content:
             raise ChunkInvariantError(f"{where}: empty chunk")
         if chunk_size is not None and not chunk.metadata.get("oversized"):
             size = length(chunk.content)
             if size > chunk_size:
                 raise ChunkInvariantError(f"{where}: length {size} > chunk_size {chunk_size}")
+        if not slices:
+            if chunk.start is not None or not chunk.metadata.get("span_kind"):
+                raise ChunkInvariantError(
+                    f"{where}: a non-slice chunk has no span and says how it maps back in "
+                    "metadata['span_kind']"
+                )
+            continue
+        if chunk.start is None or chunk.end is None:
+            raise ChunkInvariantError(f"{where}: no span")
+        if content[chunk.start : chunk.end] != chunk.content:
+            raise ChunkInvariantError(
+                f"{where}: content is not parent.content[{chunk.start}:{chunk.end}]"
+            )
         if chunk.start <= prev_start:
             raise ChunkInvariantError(f"{where}: starts at {chunk.start}, not after {prev_start}")
         if overlap == 0 and lossless and chunk.start != prev_end:
@@ -81,7 +93,7 @@ def check_chunks(
                 )
         prev_start = chunk.start
         prev_end = max(prev_end, chunk.end)
-    if lossless and prev_end != len(content):
+    if slices and lossless and prev_end != len(content):
         raise ChunkInvariantError(
             f"{parent.id!r}: chunks end at {prev_end}, document has {len(content)} characters"
         )

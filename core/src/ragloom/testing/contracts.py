@@ -46,6 +46,9 @@ class ChunkerContract:
     """
 
     lossless: ClassVar[bool] = True
+    #: ``False`` for chunkers whose chunks are rendered from structure rather than sliced
+    #: (``ChunkText`` pieces): spans are then not checked, ``metadata["span_kind"]`` is.
+    slices: ClassVar[bool] = True
 
     @pytest.fixture
     def chunker(self) -> Chunker:  # pragma: no cover - the author overrides it
@@ -93,7 +96,7 @@ class ChunkerContract:
         for doc in docs:
             check_chunks(
                 doc, by_parent.get(doc.id, []), chunk_size=size, length=length,
-                overlap=overlap, lossless=self.lossless,
+                overlap=overlap, lossless=self.lossless, slices=self.slices,
             )
 
     def test_metadata_inherited_and_format(self, chunker: Chunker) -> None:
