@@ -101,7 +101,9 @@ def build_report() -> DoclingDocument:
     for page in (1, 2):
         doc.add_page(page_no=page, size=Size(width=600, height=800))
     doc.add_text(
-        DocItemLabel.PAGE_HEADER, "ACME confidential", prov=prov(1),
+        DocItemLabel.PAGE_HEADER,
+        "ACME confidential",
+        prov=prov(1),
         content_layer=ContentLayer.FURNITURE,
     )
     doc.add_title("Annual Report", prov=prov(1))
@@ -122,7 +124,9 @@ def build_report() -> DoclingDocument:
     doc.add_heading("Discussion", level=1)  # no provenance: a born-digital section
     doc.add_text(DocItemLabel.TEXT, "Nothing surprising happened.")
     doc.add_text(
-        DocItemLabel.PAGE_FOOTER, "page 2 of 2", prov=prov(2),
+        DocItemLabel.PAGE_FOOTER,
+        "page 2 of 2",
+        prov=prov(2),
         content_layer=ContentLayer.FURNITURE,
     )
     return doc

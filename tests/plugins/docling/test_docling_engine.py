@@ -10,7 +10,6 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from ragloom_docling._engine import DoclingEngine, DoclingPiece, parse_document
 from ragloom_docling._options import DoclingInputError, DoclingOptions
 
@@ -111,9 +110,7 @@ def test_arxiv_paper_every_body_text_in_one_chunk_with_pages(
     assert len(document.texts) == 415
     pieces = DoclingEngine(DoclingOptions()).split_json(raw)
     refs = [ref for p in pieces for ref in p.metadata["doc_items"]]
-    body = [
-        t.self_ref for t, _ in document.iterate_items() if getattr(t, "text", "").strip()
-    ]
+    body = [t.self_ref for t, _ in document.iterate_items() if getattr(t, "text", "").strip()]
     assert sorted(refs) == sorted(body)  # nothing lost, nothing twice
     assert all(p.metadata["pages"] for p in pieces)  # a PDF conversion: all have provenance
     assert {page for p in pieces for page in p.metadata["pages"]} <= set(document.pages)
@@ -133,7 +130,7 @@ def test_hierarchized_heading_paths(shared_file: Callable[[str], Any]) -> None:
     table = by_first_ref["#/tables/0"]
     assert table.metadata["headings"] == ["Title", "Heading", "Heading"]
     assert "| cell 0,0 | cell 0,1 |\n| - | - |" in table.text
-    assert "*text in italic*" in table.text  # a rich cell, serialized from its children
+    assert "| *text in italic * **text in bold** |" in table.text  # a rich cell (inline group)
 
 
 def test_real_tables_are_markdown(shared_file: Callable[[str], Any]) -> None:
@@ -159,8 +156,11 @@ def test_real_tables_are_markdown(shared_file: Callable[[str], Any]) -> None:
         ("not json at all", "not valid JSON"),
         ('{"name": "x", "texts": [', "not valid JSON"),
         ("[1, 2, 3]", "not a serialized DoclingDocument"),
-        ('{"title": "a web page"}', "not a serialized DoclingDocument: 1 validation error(s), "
-         "first at name: Field required"),
+        (
+            '{"title": "a web page"}',
+            "not a serialized DoclingDocument: 1 validation error(s), "
+            "first at name: Field required",
+        ),
         ('{"name": "x", "texts": [{"text": "no refs"}]}', "first at texts.0"),
         ('{"name": "x", "version": "99.0.0"}', "first at version"),
     ],
@@ -186,7 +186,16 @@ def test_document_without_text_is_rejected() -> None:
 def test_dangling_reference_is_rejected(report: DoclingDocument) -> None:
     data = json.loads(report.model_dump_json())
     data["body"]["children"].append({"$ref": "#/texts/999"})
-    with pytest.raises(DoclingInputError, match=r"reference '#/texts/999' in '#/body'"):
+    with pytest.raises(DoclingInputError, match=r"reference '#/texts/999' points to no item"):
+        DoclingEngine(DoclingOptions()).split_json(json.dumps(data))
+
+
+def test_dangling_caption_reference_is_rejected(report: DoclingDocument) -> None:
+    data = json.loads(report.model_dump_json())
+    data["tables"][0]["captions"] = [{"$ref": "#/texts/404"}]  # not checked by docling-core
+    with pytest.raises(
+        DoclingInputError, match=r"could not chunk .*'report': reference '#/texts/404' points"
+    ):
         DoclingEngine(DoclingOptions()).split_json(json.dumps(data))
 
 
@@ -292,10 +301,41 @@ def _build(blocks: list[tuple[str, Any, int]]) -> DoclingDocument:
     return doc
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(blocks=_blocks, contextualize=st.booleans())
 def test_random_documents_keep_the_contract(
     blocks: list[tuple[str, Any, int]], contextualize: bool, check: Callable[..., None]
 ) -> None:
     doc = _build(blocks)
     check(doc, pairs(split(doc, contextualize=contextualize)), contextualize=contextualize)
+
+
+# -- the Markdown rendering of a chunk ---------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    headings=st.lists(st.text(max_size=12), max_size=8),
+    text=st.text(max_size=40),
+    contextualize=st.booleans(),
+)
+def test_render_content_puts_headings_before_the_body(
+    headings: list[str], text: str, contextualize: bool
+) -> None:
+    from ragloom_docling._markdown import heading_prefix, render_content
+
+    content = render_content(headings, text, contextualize=contextualize)
+    body = text.strip("\r\n")
+    assert content.endswith(body)
+    prefix = heading_prefix(headings)
+    if not contextualize or not prefix:
+        assert content == body
+        return
+    assert content.startswith(prefix)
+    lines = prefix.split("\n")
+    kept = [(d, h) for d, h in enumerate(headings, 1) if h.split()]
+    assert len(lines) == len(kept)  # one line per non-blank heading, in path order
+    for line, (depth, heading) in zip(lines, kept, strict=True):
+        assert line == "#" * min(depth, 6) + " " + " ".join(heading.split())
