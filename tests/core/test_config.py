@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-
 from ragloom import (
     Chunker,
     ChunkerRouter,
@@ -59,7 +58,9 @@ SPEC = {
                     "step": {"chunker": "fixed", "params": {"size": 4}},
                 },
                 {
-                    "filter": {"all": [{"metadata": {"lang": "de"}}, {"not": {"metadata": {"x": 1}}}]},
+                    "filter": {
+                        "all": [{"metadata": {"lang": "de"}}, {"not": {"metadata": {"x": 1}}}]
+                    },
                     "step": {"chunker": "fixed", "params": {"size": 2}, "cache": False},
                 },
             ],
@@ -134,7 +135,11 @@ def test_bad_filter(registry: Registry) -> None:
     assert "exactly one key" in str(_error(spec2, registry))
     bad_params = {
         "steps": [
-            {"routes": [{"filter": {"content_format": {"formats": ["x"]}}, "step": {"chunker": "fixed"}}]}
+            {
+                "routes": [
+                    {"filter": {"content_format": {"formats": ["x"]}}, "step": {"chunker": "fixed"}}
+                ]
+            }
         ]
     }
     assert "'formats'" in str(_error(bad_params, registry))

@@ -6,7 +6,6 @@ import logging
 
 import anyio
 import pytest
-
 from ragloom import (
     ConfigurationError,
     MultiQueryRoutingPipeline,

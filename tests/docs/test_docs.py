@@ -15,8 +15,9 @@ def test_every_hook_specification_is_documented() -> None:
     hooks = [n for n, _ in inspect.getmembers(RagloomHookSpecs) if n.startswith("ragloom_")]
     assert hooks, "no hook specifications found"
     for name in hooks:
-        params = [p for p in inspect.signature(getattr(RagloomHookSpecs, name)).parameters
-                  if p != "self"]
+        params = [
+            p for p in inspect.signature(getattr(RagloomHookSpecs, name)).parameters if p != "self"
+        ]
         assert f"`{name}({', '.join(params)})`" in guide, f"hook {name} is not documented"
 
 

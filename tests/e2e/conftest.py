@@ -25,19 +25,30 @@ class Env:
 
     def pip(self, *args: str) -> None:
         subprocess.run(
-            [str(self.python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             *args],
+            [
+                str(self.python),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                *args,
+            ],
             check=True,
         )
 
     def run(self, code: str, *, env: dict[str, str] | None = None, check: bool = True) -> str:
         proc = subprocess.run(
             [str(self.python), "-c", code],
-            capture_output=True, text=True, env={**os.environ, **(env or {})},
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
             cwd=self.root,
         )
         if check and proc.returncode != 0:
-            raise AssertionError(f"code failed:\n{code}\nstdout:{proc.stdout}\nstderr:{proc.stderr}")
+            raise AssertionError(
+                f"code failed:\n{code}\nstdout:{proc.stdout}\nstderr:{proc.stderr}"
+            )
         return proc.stdout
 
     def json(self, code: str, **kw: object) -> object:
@@ -48,8 +59,18 @@ def build_wheel(project: Path, out: Path) -> Path:
     """Build a real wheel of ``project`` with pip (PEP 517, isolated build)."""
     before = set(out.glob("*.whl"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
-         "-w", str(out), str(project)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-w",
+            str(out),
+            str(project),
+        ],
         check=True,
     )
     (wheel,) = set(out.glob("*.whl")) - before

@@ -22,7 +22,9 @@ def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Env:
 def _pytest(env: Env, tests: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(env.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
-        capture_output=True, text=True, cwd=tests.parent,
+        capture_output=True,
+        text=True,
+        cwd=tests.parent,
     )
 
 
@@ -32,7 +34,9 @@ def test_example_plugin_wheel_passes_the_kit_and_runs_from_a_config(
     example = REPO / "examples" / "plugin-acme"
     env.pip(str(build_wheel(example, tmp_path)))
     listed = subprocess.run(
-        [str(env.bin / "ragloom"), "plugins", "--json"], capture_output=True, text=True,
+        [str(env.bin / "ragloom"), "plugins", "--json"],
+        capture_output=True,
+        text=True,
         check=True,
     ).stdout
     assert '"acme-ragloom"' in listed and '"blocks"' in listed and '"prefix"' in listed
@@ -55,14 +59,18 @@ def test_example_plugin_wheel_passes_the_kit_and_runs_from_a_config(
 def test_generated_plugin_installs_registers_and_passes(env: Env, tmp_path: Path) -> None:
     subprocess.run(
         [str(env.bin / "ragloom"), "new-plugin", "acme-widgets", "-d", str(tmp_path)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     root = tmp_path / "acme-widgets"
     env.pip(str(build_wheel(root, tmp_path)))
     proc = _pytest(env, root / "tests")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     listed = subprocess.run(
-        [str(env.bin / "ragloom"), "plugins", "--json"], capture_output=True, text=True,
+        [str(env.bin / "ragloom"), "plugins", "--json"],
+        capture_output=True,
+        text=True,
         check=True,
     ).stdout
     assert "acme-widgets-paragraphs" in listed and "acme-widgets-words" in listed

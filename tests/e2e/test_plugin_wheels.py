@@ -15,7 +15,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Env:
     out = tmp_path_factory.mktemp("plugin-wheels")
-    wheels = [str(build_wheel(PLUGINS / name, out)) for name in ("good", "broken", "clash_a", "clash_b")]
+    wheels = [
+        str(build_wheel(PLUGINS / name, out)) for name in ("good", "broken", "clash_a", "clash_b")
+    ]
     env = make_env(tmp_path_factory.mktemp("venv"), wheelhouse, *wheels)
     env.pip("--no-deps", str(build_wheel(PLUGINS / "old", out)))
     return env
@@ -54,8 +56,7 @@ BUILD = (
 
 def test_lazy_import_until_a_pipeline_names_it(env: Env) -> None:
     out = env.json(
-        BUILD
-        + "r1 = build('whole')\n"
+        BUILD + "r1 = build('whole')\n"
         "before = 'e2e_good' in sys.modules\n"
         "r2 = build('halves')\n"
         "after = 'e2e_good' in sys.modules\n"
@@ -73,8 +74,13 @@ def test_clash_names_both_and_qualified_name_resolves(env: Env) -> None:
         BUILD + "print(json.dumps([build('same'), build('ragloom-e2e-clash-b:same')]))"
     )  # type: ignore[misc]
     assert clash["error"] == "PluginConflictError"
-    for text in ("ragloom-e2e-clash-a 1.2.3", "ragloom-e2e-clash-b 1.2.3", "steps[0]",
-                 "'ragloom-e2e-clash-a:same'", "RAGLOOM_DISABLE_PLUGINS"):
+    for text in (
+        "ragloom-e2e-clash-a 1.2.3",
+        "ragloom-e2e-clash-b 1.2.3",
+        "steps[0]",
+        "'ragloom-e2e-clash-a:same'",
+        "RAGLOOM_DISABLE_PLUGINS",
+    ):
         assert text in clash["message"]
     assert qualified == {"chunks": ["abcdef"]}
 
@@ -96,8 +102,7 @@ def test_incompatible_core_is_refused(env: Env) -> None:
 
 def test_blocking_before_import(env: Env) -> None:
     out = env.json(
-        BUILD
-        + "r = build('halves')\n"
+        BUILD + "r = build('halves')\n"
         "print(json.dumps([r, 'e2e_good' in sys.modules, 'e2e_good_hooks' in sys.modules,"
         " build('same')]))",
         env={"RAGLOOM_DISABLE_PLUGINS": "ragloom-e2e-good,ragloom-e2e-clash-a"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-HEADER = '''
+HEADER = """
 import pytest
 from ragloom import Chunker, ChunkSpan, Router, RouteDecision
 from ragloom.testing import ChunkerContract, RouterContract
@@ -53,7 +53,7 @@ class Fixed(Router):
         return "b"
     async def route(self, query):
         return RouteDecision(route=self.answer, score=0.5)
-'''
+"""
 
 
 def run_kit(pytester: pytest.Pytester, body: str) -> pytest.RunResult:
@@ -62,7 +62,9 @@ def run_kit(pytester: pytest.Pytester, body: str) -> pytest.RunResult:
 
 
 def test_good_components_pass(pytester: pytest.Pytester) -> None:
-    result = run_kit(pytester, '''
+    result = run_kit(
+        pytester,
+        """
 class TestGood(ChunkerContract):
     @pytest.fixture
     def chunker(self):
@@ -72,39 +74,49 @@ class TestRouter(RouterContract):
     @pytest.fixture
     def router(self):
         return Fixed("a")
-''')
+""",
+    )
     result.assert_outcomes(passed=14, skipped=1)
 
 
 def test_chunker_that_loses_whitespace_fails_span_contract(pytester: pytest.Pytester) -> None:
-    result = run_kit(pytester, '''
+    result = run_kit(
+        pytester,
+        """
 class TestBad(ChunkerContract):
     @pytest.fixture
     def chunker(self):
         return LosesWhitespace(chunk_size=50)
-''')
+""",
+    )
     result.stdout.fnmatch_lines(["*test_exact_spans_lineage_and_sizes*", "*gap between offsets*"])
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) >= 1
 
 
 def test_off_by_one_spans_fail(pytester: pytest.Pytester) -> None:
-    result = run_kit(pytester, '''
+    result = run_kit(
+        pytester,
+        """
 class TestBad(ChunkerContract):
     @pytest.fixture
     def chunker(self):
         return OffByOne(chunk_size=50)
-''')
+""",
+    )
     result.stdout.fnmatch_lines(["*FAILED*test_exact_spans_lineage_and_sizes*"])
 
 
 def test_router_answering_an_unknown_route_is_caught(pytester: pytest.Pytester) -> None:
-    result = run_kit(pytester, '''
+    result = run_kit(
+        pytester,
+        """
 class TestBad(RouterContract):
     @pytest.fixture
     def router(self):
         return Fixed("nowhere")
-''')
+""",
+    )
     # decide() turns the unknown answer into a labelled fallback; the kit checks the raw
     # route() answers as well and fails on them.
     result.stdout.fnmatch_lines(["*FAILED*test_route_answers_are_valid*"])

@@ -6,7 +6,7 @@ Placeholders: ``{dist}`` (distribution name), ``{package}`` (import package), ``
 
 from __future__ import annotations
 
-PYPROJECT = '''[build-system]
+PYPROJECT = """[build-system]
 requires = ["hatchling>=1.24"]
 build-backend = "hatchling.build"
 
@@ -29,9 +29,9 @@ test = ["pytest>=8"]
 
 [tool.hatch.build.targets.wheel]
 packages = ["src/{package}"]
-'''
+"""
 
-README = '''# {dist}
+README = """# {dist}
 
 A ragloom plugin made with `ragloom new-plugin`.
 
@@ -43,7 +43,7 @@ pip install -e ".[test]"
 pytest                     # ragloom's conformance kit checks both components
 ragloom plugins            # lists {dist}
 ```
-'''
+"""
 
 INIT = '''"""{dist}: a ragloom plugin."""
 

@@ -34,8 +34,10 @@ def write_plugin(name: str, directory: Path) -> Path:
     """Write the skeleton of plugin ``name`` into ``directory/<dist>``; return that folder."""
     dist, package, prefix = _names(name)
     major, minor = (int(p) for p in __version__.split(".")[:2])
-    core = f"ragloom>={major}.{minor},<{major}.{minor + 1}" if major == 0 else (
-        f"ragloom>={major}.{minor},<{major + 1}"
+    core = (
+        f"ragloom>={major}.{minor},<{major}.{minor + 1}"
+        if major == 0
+        else (f"ragloom>={major}.{minor},<{major + 1}")
     )
     root = directory / dist
     if root.exists() and any(root.iterdir()):
@@ -53,13 +55,17 @@ def write_plugin(name: str, directory: Path) -> Path:
 @click.command("new-plugin")
 @click.argument("name")
 @click.option(
-    "--directory", "-d", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-    show_default=True, help="Where to create the plugin folder.",
+    "--directory",
+    "-d",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where to create the plugin folder.",
 )
 def main(name: str, directory: Path) -> None:
     """Create a ragloom plugin package NAME with a chunker, a router and kit tests."""
     root = write_plugin(name, directory)
-    dist, _package, prefix = _names(name)
+    _dist, _package, prefix = _names(name)
     click.echo(f"created {root}")
     click.echo(f"  chunker {prefix}-paragraphs, router {prefix}-words")
     click.echo(f"next: pip install -e '{root}[test]' && pytest {root}")

@@ -82,7 +82,7 @@ def check_chunks(
             kind = "gap" if chunk.start > prev_end else "overlap"
             raise ChunkInvariantError(
                 f"{where}: {kind} between offsets {prev_end} and {chunk.start} "
-                f"({content[min(prev_end, chunk.start):max(prev_end, chunk.start)]!r})"
+                f"({content[min(prev_end, chunk.start) : max(prev_end, chunk.start)]!r})"
             )
         if overlap and lossless:
             if chunk.start > prev_end:

@@ -95,8 +95,13 @@ class ChunkerContract:
             by_parent.setdefault(chunk.parent_id, []).append(chunk)
         for doc in docs:
             check_chunks(
-                doc, by_parent.get(doc.id, []), chunk_size=size, length=length,
-                overlap=overlap, lossless=self.lossless, slices=self.slices,
+                doc,
+                by_parent.get(doc.id, []),
+                chunk_size=size,
+                length=length,
+                overlap=overlap,
+                lossless=self.lossless,
+                slices=self.slices,
             )
 
     def test_metadata_inherited_and_format(self, chunker: Chunker) -> None:
@@ -130,6 +135,7 @@ class ChunkerContract:
 
     def test_sync_and_async_paths_agree(self, chunker: Chunker) -> None:
         for doc in self.make_documents(chunker):
+
             async def via_async(d: Document = doc) -> list[Any]:
                 return [p async for p in chunker.asplit(d)]
 

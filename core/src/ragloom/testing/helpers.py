@@ -27,7 +27,8 @@ SAMPLES = {
     ),
     "code": (
         "import os\n\n\ndef first(x):\n    return x + 1\n\n\nclass Thing:\n"
-        "    def method(self):\n        return 42\n\n\n" + "def f%d():\n    pass\n\n" * 0
+        "    def method(self):\n        return 42\n\n\n"
+        + "def f%d():\n    pass\n\n" * 0
         + "".join(f"def fn_{i}(a, b):\n    return a * {i} + b\n\n\n" for i in range(30))
     ),
     "whitespace": "   \n\n\t  lead and trail   \n\n   ",
@@ -48,8 +49,9 @@ def make_documents(
             name, ContentFormat.TEXT
         )
         if str(fmt) in set(formats) or not formats:
-            docs.append(Document(id=f"sample-{name}", content=text, content_format=fmt,
-                                 metadata=dict(meta)))
+            docs.append(
+                Document(id=f"sample-{name}", content=text, content_format=fmt, metadata=dict(meta))
+            )
     return docs
 
 
