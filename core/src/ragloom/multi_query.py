@@ -55,7 +55,14 @@ class SubQueryRoute(BaseModel):
 
     @classmethod
     def from_decision(cls, sub_query: str, decision: RouteDecision) -> SubQueryRoute:
-        return cls(sub_query=sub_query, **decision.model_dump())
+        return cls.model_construct(
+            sub_query=sub_query,
+            route=decision.route,
+            score=decision.score,
+            fallback_reason=decision.fallback_reason,
+            runner_up=decision.runner_up,
+            runner_up_score=decision.runner_up_score,
+        )
 
 
 class MultiQueryRoutingState(BaseModel):

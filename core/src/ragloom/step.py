@@ -12,6 +12,7 @@ always follows input order. Every input item ends as output or as an ``ItemFaile
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 from abc import ABC, abstractmethod
@@ -20,10 +21,12 @@ from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
+    Awaitable,
     Callable,
     Iterable,
     Sequence,
 )
+from itertools import islice
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 import anyio
@@ -59,9 +62,7 @@ DEFAULT_WINDOW = 64
 class _Failure:
     __slots__ = ("attempts", "error", "on_failure")
 
-    def __init__(
-        self, error: BaseException, attempts: int, on_failure: str | None = None
-    ) -> None:
+    def __init__(self, error: BaseException, attempts: int, on_failure: str | None = None) -> None:
         self.error = error
         self.attempts = attempts
         #: The failure mode of the policy the item was processed under (a routed child's own
@@ -166,8 +167,8 @@ class PipelineStep(Component, ABC, Generic[T]):
         undeclared family each keep their own name.
         """
         for klass in type(self).__mro__:
-            if klass is PipelineStep:
-                break
+            # PipelineStep's own entry is this property, not a declaration: walk on past it,
+            # since a mixin listed after the step base may still declare a label.
             declared = klass.__dict__.get("event_name")
             if isinstance(declared, str):
                 return declared
@@ -187,7 +188,12 @@ class PipelineStep(Component, ABC, Generic[T]):
         """This step's set fields, then the inherited policy's, then the defaults."""
         own = self._policy
         inherited = context.policy
-        return (own.merged_over(inherited) if own is not None else inherited).resolved()
+        memo = self.__dict__.get("_policy_memo")
+        if memo is not None and memo[0] is own and memo[1] is inherited:
+            return memo[2]  # type: ignore[no-any-return]
+        resolved = (own.merged_over(inherited) if own is not None else inherited).resolved()
+        self.__dict__["_policy_memo"] = (own, inherited, resolved)
+        return resolved
 
     def effective_cache(self, context: ExecutionContext) -> CacheStore | None:
         """The store this step reads and writes, or ``None`` when caching is off."""
@@ -209,10 +215,28 @@ class PipelineStep(Component, ABC, Generic[T]):
     def transform(self, item: T, context: ExecutionContext) -> AsyncIterator[T]:
         """Yield zero or more output items for ``item``."""
 
+    def _inline_call(self) -> Callable[[T], Any] | None:
+        """A plain function doing one attempt on one item without awaiting, if there is one.
+
+        It returns what the attempt produced: a list of outputs, a single output, or ``None``
+        for none (a list is always taken as a list of outputs). Steps whose work never awaits
+        and whose ``validate_output`` is the default offer one, and the engine then calls it
+        directly instead of driving a coroutine per item. ``None`` (the default): no such
+        function.
+        """
+        return None
+
+    def _inline_acall(self) -> Callable[[T], Awaitable[Any]] | None:
+        """Like :meth:`_inline_call`, for work that awaits: an ``async`` function doing one
+        attempt on one item (returning a list, one output or ``None``), or ``None``.
+        """
+        return None
+
     def cache_id(self, item: T) -> str:
         """The cache id of ``item`` at this step: config hash, item identity, content hash."""
-        ident, digest = item_key(item)
-        return stable_hash(self.config_hash, ident, digest)
+        from .cache.keys import cache_key
+
+        return cache_key(self.config_hash, item)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -283,23 +307,54 @@ class PipelineStep(Component, ABC, Generic[T]):
                 StepStarted(context.run_id, step=stats.name, event_name=stats.event_name)
             )
         started = time.perf_counter()
-        if cache is not None:
+        inline = None
+        results: AsyncGenerator[list[tuple[Any, Any]], None] | None = None
+        if cache is not None or self._has_cached_children():
             results = self._cached_results(upstream, context, policy, cache, stats)
         else:
-            results = self._results(upstream, context, policy, stats)
+            inline = self._inline_fast_path(policy)
+            if inline is None:
+                results = self._results(upstream, context, policy, stats)
         try:
-            async for pairs in results:
-                out: list[T] = []
-                for item, result in pairs:
-                    if type(result) is list:
-                        out.extend(result)
-                    else:
-                        await self._release_failure(item, result, context, policy, stats)
-                stats.items_out += len(out)
-                if out:
-                    yield out
+            if inline is not None:
+                # The hot path: one plain call per item, outputs collected straight into the
+                # window; a failure is released in place, exactly as on the general path.
+                call, is_async = inline
+                async for window in upstream:
+                    stats.items_in += len(window)
+                    out: list[T] = []
+                    for item in window:
+                        try:
+                            produced = await call(item) if is_async else call(item)
+                        except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
+                            await self._release_failure(
+                                item, _Failure(exc, 1), context, policy, stats
+                            )
+                            continue
+                        if produced is None:
+                            continue
+                        if isinstance(produced, list):
+                            out.extend(produced)
+                        else:
+                            out.append(produced)
+                    stats.items_out += len(out)
+                    if out:
+                        yield out
+            else:
+                assert results is not None
+                async for pairs in results:
+                    out = []
+                    for item, result in pairs:
+                        if type(result) is list:
+                            out.extend(result)
+                        else:
+                            await self._release_failure(item, result, context, policy, stats)
+                    stats.items_out += len(out)
+                    if out:
+                        yield out
         finally:
-            await results.aclose()
+            if results is not None:
+                await results.aclose()
             stats.seconds += time.perf_counter() - started
         if observed:
             await context.emit(
@@ -409,6 +464,73 @@ class PipelineStep(Component, ABC, Generic[T]):
     def _runs_inline(self, policy: Policy) -> bool:
         return policy.concurrency == 1 or not self.awaits
 
+    def _is_simple(self, policy: Policy) -> bool:
+        """Whether an item needs no per-item machinery: one attempt, no timeout, no routing."""
+        return (
+            (policy.max_attempts or 1) == 1
+            and policy.timeout is None
+            and type(self)._handler_for is PipelineStep._handler_for
+        )
+
+    def _inline_fast_path(self, policy: Policy) -> tuple[Callable[[Any], Any], bool] | None:
+        """``(function, is_async)`` to call per item in line, when the general path is not
+        needed: a simple policy, and work that never awaits or runs one item at a time."""
+        if not self._is_simple(policy):
+            return None
+        if not self.awaits:
+            call = self._inline_call()
+            return None if call is None else (call, False)
+        if policy.concurrency == 1:
+            acall = self._inline_acall()
+            return None if acall is None else (acall, True)
+        return None
+
+    def _simple_process(
+        self, context: ExecutionContext, policy: Policy
+    ) -> Callable[[Any], Awaitable[Any]] | None:
+        """For a simple policy, one coroutine per item giving ``outputs | _Failure``
+        (what ``_process_item`` gives, without its retry and routing bookkeeping)."""
+        if not self._is_simple(policy):
+            return None
+        acall = self._inline_acall()
+        if acall is not None:
+
+            async def call_one(item: Any) -> Any:
+                try:
+                    produced = await acall(item)
+                except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
+                    return _Failure(exc, 1)
+                if produced is None:
+                    return []
+                return produced if isinstance(produced, list) else [produced]
+
+            return call_one
+        cls = type(self)
+        if (
+            cls._attempt is PipelineStep._attempt
+            and cls.validate_output is PipelineStep.validate_output
+        ):
+            # The default attempt spelled out: two coroutines fewer per item.
+            transform, validate = self.transform, self.validate_input
+
+            async def transform_one(item: Any) -> Any:
+                try:
+                    validate(item)
+                    return [out async for out in transform(item, context)]
+                except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
+                    return _Failure(exc, 1)
+
+            return transform_one
+        attempt = self._attempt
+
+        async def attempt_one(item: Any) -> Any:
+            try:
+                return await attempt(item, context)
+            except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
+                return _Failure(exc, 1)
+
+        return attempt_one
+
     async def _results(
         self,
         windows: AsyncIterator[list[Any]],
@@ -418,22 +540,11 @@ class PipelineStep(Component, ABC, Generic[T]):
     ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
         """Per-item results ``(item, outputs | failure)`` in input order, in windows."""
         if self._runs_inline(policy):
-            simple = (
-                (policy.max_attempts or 1) == 1
-                and policy.timeout is None
-                and type(self)._handler_for is PipelineStep._handler_for
-            )
-            if simple:  # the hot path: no retry bookkeeping, no per-item coroutine
-                attempt = self._attempt
+            one = self._simple_process(context, policy)
+            if one is not None:  # no retry bookkeeping
                 async for window in windows:
                     stats.items_in += len(window)
-                    pairs: list[tuple[Any, Any]] = []
-                    for item in window:
-                        try:
-                            pairs.append((item, await attempt(item, context)))
-                        except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
-                            pairs.append((item, _Failure(exc, 1)))
-                    yield pairs
+                    yield [(item, await one(item)) for item in window]
                 return
             process = self._process_item
             async for window in windows:
@@ -470,109 +581,189 @@ class PipelineStep(Component, ABC, Generic[T]):
         windows: AsyncIterator[list[Any]],
         context: ExecutionContext,
         policy: Policy,
-        cache: CacheStore,
+        cache: CacheStore | None,
         stats: StepStats,
     ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
-        """Like ``_results``, reading and writing ``cache`` in windows of ``cache_window``."""
-        batch: list[Any] = []
+        """Like ``_results``, reading and writing the cache in windows of ``cache_window``.
+
+        Each upstream window is handled as soon as it arrives (split when it is larger than
+        ``cache_window``), so a slow upstream never holds items back. ``cache`` is this step's
+        store; a router's items use the store of the child that handles them.
+        """
+        size = max(1, self.cache_window)
+        hashes: dict[int, str] = {}
         async for window in windows:
-            batch.extend(window)
-            while len(batch) >= self.cache_window:
-                head, batch = batch[: self.cache_window], batch[self.cache_window :]
-                yield await self._cached_window(head, context, policy, cache, stats)
-        if batch:
-            yield await self._cached_window(batch, context, policy, cache, stats)
+            if len(window) <= size:
+                yield await self._cached_window(window, context, policy, cache, stats, hashes)
+                continue
+            for start in range(0, len(window), size):
+                part = window[start : start + size]
+                yield await self._cached_window(part, context, policy, cache, stats, hashes)
+
+    def _has_cached_children(self) -> bool:
+        """Whether a step nested in this one sets a store of its own."""
+        stack = list(self.children)
+        while stack:
+            child = stack.pop()
+            if child.cache is not None and child.cache is not False:
+                return True
+            stack.extend(child.children)
+        return False
 
     async def _cached_window(
         self,
         items: list[Any],
         context: ExecutionContext,
         policy: Policy,
-        cache: CacheStore,
+        cache: CacheStore | None,
         stats: StepStats,
+        hashes: dict[int, str] | None = None,
     ) -> list[tuple[Any, Any]]:
-        from .cache.base import CacheEntry
+        """Results for one window: hits replayed, the rest processed and their outputs written.
 
-        results: list[Any] = [None] * len(items)
-        keys: list[str | None] = [None] * len(items)
-        handlers: list[PipelineStep[Any] | None] = [None] * len(items)
+        An item's key is its handler's ``config_hash`` with the item's identity and content
+        hash. A hit is replayed only after the handler's ``validate_input`` accepts the item.
+        Only successful items are written, each with all of its outputs, one batch per store.
+        """
+        from .cache.base import CacheEntry
+        from .cache.keys import cache_key
+
+        if hashes is None:
+            hashes = {}
+        n = len(items)
+        results: list[Any] = [None] * n
+        keys: list[str | None] = [None] * n
+        handlers: list[Any] = [None] * n
+        stores: list[Any] = [None] * n
+        modes: list[str | None] = [None] * n
+        routed = type(self)._handler_for is not PipelineStep._handler_for
+        handler: PipelineStep[Any] = self
+        store = cache
         for i, item in enumerate(items):
-            handler: PipelineStep[Any]
-            try:
-                handler, _ctx, _pol = self._handler_for(item, context, policy)
-            except Exception as exc:  # noqa: BLE001 - unroutable: fails like uncached
-                results[i] = _Failure(exc, 0)
-                continue
-            if handler.output_model is None or handler.cache is False:
-                continue
+            if routed:
+                try:
+                    handler, ctx, child_policy = self._handler_for(item, context, policy)
+                except Exception as exc:  # noqa: BLE001 - unroutable: fails like uncached
+                    results[i] = _Failure(exc, 0)
+                    continue
+                store = handler.effective_cache(ctx)
+                modes[i] = child_policy.on_failure
+            if store is None or handler.output_model is None:
+                continue  # caching is off for this item: processed, neither hit nor miss
             handlers[i] = handler
-            keys[i] = handler.cache_id(item)
-        wanted = [k for k in keys if k is not None]
-        if self.replay_needs_content or not wanted:
-            found = cache.get_many(wanted) if wanted else {}
-        else:
-            present = cache.get_headers(wanted)
-            found = cache.get_many(list(present)) if present else {}
-        misses: list[int] = []
-        for i, key in enumerate(keys):
-            if results[i] is not None:
-                continue
-            entry = found.get(key) if key is not None else None
-            chosen = handlers[i]
-            if entry is None or chosen is None:
-                misses.append(i)
-                continue
-            item = items[i]
-            try:
-                chosen.validate_input(item)
-                assert chosen.output_model is not None
-                results[i] = entry.load(chosen.output_model)
-            except Exception as exc:  # noqa: BLE001 - invalid input fails the item
-                results[i] = _Failure(exc, 0)
-                continue
-            stats.cache_hits += 1
-            if context.observed:
+            stores[i] = store
+            if type(handler).cache_id is PipelineStep.cache_id:
+                config_hash = hashes.get(id(handler))
+                if config_hash is None:
+                    config_hash = hashes[id(handler)] = handler.config_hash
+                keys[i] = cache_key(config_hash, item)
+            else:
+                keys[i] = handler.cache_id(item)
+
+        wanted: dict[int, tuple[CacheStore, list[str]]] = {}
+        for key, owner_store in zip(keys, stores, strict=True):
+            if key is not None:
+                group = wanted.get(id(owner_store))
+                if group is None:
+                    group = wanted[id(owner_store)] = (owner_store, [])
+                group[1].append(key)
+        found = {sid: store.get_many(group) for sid, (store, group) in wanted.items()}
+
+        todo: list[int] = []
+        missed: list[int] = []
+        hits: list[int] = []
+        # Replay builds many small objects at once: pause the cyclic GC meanwhile, or its
+        # collections keep walking the whole heap (a quarter of replay time otherwise).
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            for i in range(n):
+                if results[i] is not None:
+                    continue
+                key = keys[i]
+                if key is None:
+                    todo.append(i)
+                    continue
+                entry = found[id(stores[i])].get(key)
+                if entry is None:
+                    todo.append(i)
+                    missed.append(i)
+                    continue
+                item = items[i]
+                chosen = handlers[i]
+                try:
+                    chosen.validate_input(item)
+                except Exception as exc:  # noqa: BLE001 - an input invalid now is never replayed
+                    results[i] = _Failure(exc, 1, modes[i])
+                    continue
+                results[i] = entry.load(chosen.output_model, item)
+                hits.append(i)
+        finally:
+            if paused:
+                gc.enable()
+        stats.cache_hits += len(hits)
+        observed = context.observed
+        if observed:
+            for i in hits:
                 await context.emit(
                     CacheHit(
                         context.run_id,
                         step=stats.name,
-                        item_id=_item_id(item),
-                        cache_id=str(key),
+                        item_id=_item_id(items[i]),
+                        cache_id=str(keys[i]),
                         outputs=len(results[i]),
                     )
                 )
-        stats.items_in += len(items) - len(misses)
-        if misses:
-            stats.cache_misses += len(misses)
-            if context.observed:
-                for i in misses:
+        stats.items_in += n - len(todo)
+        if missed:
+            stats.cache_misses += len(missed)
+            if observed:
+                for i in missed:
                     await context.emit(
                         CacheMiss(
                             context.run_id,
                             step=stats.name,
                             item_id=_item_id(items[i]),
-                            cache_id=str(keys[i] or ""),
+                            cache_id=str(keys[i]),
                         )
                     )
-            miss_items = [items[i] for i in misses]
-            processed = self._results(_one_window(miss_items), context, policy, stats)
-            done: list[tuple[Any, Any]] = []
-            try:
-                async for pairs in processed:
-                    done.extend(pairs)
-            finally:
-                await processed.aclose()
-            entries = []
-            for i, (_item, result) in zip(misses, done, strict=True):
-                results[i] = result
-                key = keys[i]
-                owner = handlers[i]
-                if key is not None and owner is not None and type(result) is list:
-                    entries.append(
-                        CacheEntry.build(key, owner.identity(), _item_id(items[i]), result)
-                    )
-            if entries:
-                cache.put_many(entries)
+        if not todo:
+            return list(zip(items, results, strict=True))
+
+        processed = self._results(_one_window([items[i] for i in todo]), context, policy, stats)
+        done: list[tuple[Any, Any]] = []
+        try:
+            async for pairs in processed:
+                done.extend(pairs)
+        finally:
+            await processed.aclose()
+        writes: dict[int, tuple[CacheStore, list[CacheEntry]]] = {}
+        for i, (item, result) in zip(todo, done, strict=True):
+            results[i] = result
+            key = keys[i]
+            if key is None or type(result) is not list:
+                continue
+            owner = handlers[i]
+            model = owner.output_model
+            wrong = next((o for o in result if not isinstance(o, model)), None)
+            if wrong is not None:
+                results[i] = _Failure(
+                    ComponentTypeError(
+                        f"{owner.name} declares output_model {model.__name__} but produced "
+                        f"{type(wrong).__name__}; fix the step or set output_model = None "
+                        "to turn caching off for it"
+                    ),
+                    1,
+                    modes[i],
+                )
+                continue
+            group_w = writes.get(id(stores[i]))
+            if group_w is None:
+                group_w = writes[id(stores[i])] = (stores[i], [])
+            group_w[1].append(CacheEntry.build(key, owner.identity(), _item_id(item), result, item))
+        for store_w, entries in writes.values():
+            store_w.put_many(entries)
         return list(zip(items, results, strict=True))
 
 
@@ -608,8 +799,9 @@ class _WorkerPool:
         self.stats = stats
         self.slots: deque[_Slot] = deque()
         self.todo: deque[_Slot] = deque()
-        self.work = anyio.Event()
-        self.idle = 0
+        #: One event per idle worker; waking sets one, so work that never awaits is drained
+        #: by a single worker instead of waking the whole pool for every window.
+        self.idle: deque[anyio.Event] = deque()
         self.closed = False
         self.head_waiter: anyio.Event | None = None
 
@@ -626,12 +818,11 @@ class _WorkerPool:
             slot = _Slot(item)
             self.slots.append(slot)
             self.todo.append(slot)
-        self._wake_workers()
+        self._wake_one()
 
-    def _wake_workers(self) -> None:
+    def _wake_one(self) -> None:
         if self.idle:
-            self.work.set()
-            self.work = anyio.Event()
+            self.idle.popleft().set()
 
     def take_ready(self) -> list[tuple[Any, Any]]:
         slots = self.slots
@@ -651,14 +842,23 @@ class _WorkerPool:
 
     def close(self) -> None:
         self.closed = True
-        self.work.set()
+        while self.idle:
+            self.idle.popleft().set()
 
     async def _worker(self) -> None:
         process = self.step._process_item
+        simple = self.step._simple_process(self.context, self.policy)
         while True:
             while self.todo:
                 slot = self.todo.popleft()
-                slot.result = await process(slot.item, self.context, self.policy, self.stats)
+                if self.todo:
+                    # More waiting: let another worker start on it while this item runs
+                    # (it only gets to run if this item actually awaits).
+                    self._wake_one()
+                if simple is not None:
+                    slot.result = await simple(slot.item)
+                else:
+                    slot.result = await process(slot.item, self.context, self.policy, self.stats)
                 slot.done = True
                 waiter = self.head_waiter
                 if waiter is not None and self.slots and self.slots[0] is slot:
@@ -666,11 +866,9 @@ class _WorkerPool:
                     waiter.set()
             if self.closed:
                 return
-            self.idle += 1
-            try:
-                await self.work.wait()
-            finally:
-                self.idle -= 1
+            wakeup = anyio.Event()
+            self.idle.append(wakeup)
+            await wakeup.wait()
 
 
 class IterableSource(PipelineStep[T]):
@@ -715,16 +913,12 @@ class IterableSource(PipelineStep[T]):
                 stats.items_out += 1
                 yield [item]
             return
-        window: list[T] = []
+        iterator = iter(items)
         size = self.window
-        for item in items:
-            window.append(item)
-            if len(window) >= size:
-                stats.items_in += len(window)
-                stats.items_out += len(window)
-                yield window
-                window = []
-        if window:
+        while True:
+            window = list(islice(iterator, size))
+            if not window:
+                return
             stats.items_in += len(window)
             stats.items_out += len(window)
             yield window
@@ -761,6 +955,35 @@ class FunctionStep(PipelineStep[Any]):
 
     def config(self) -> dict[str, Any]:
         return {"fn": canonical(self.fn)}
+
+    def _inline_call(self) -> Callable[[Any], Any] | None:
+        cls = type(self)
+        if (
+            self._is_async
+            or cls._attempt is not FunctionStep._attempt
+            or cls.validate_output is not PipelineStep.validate_output
+        ):
+            return None
+        if cls.validate_input is PipelineStep.validate_input:
+            return self.fn
+        fn, validate = self.fn, self.validate_input
+
+        def call(item: Any) -> Any:
+            validate(item)
+            return fn(item)
+
+        return call
+
+    def _inline_acall(self) -> Callable[[Any], Awaitable[Any]] | None:
+        cls = type(self)
+        if (
+            not self._is_async
+            or cls._attempt is not FunctionStep._attempt
+            or cls.validate_input is not PipelineStep.validate_input
+            or cls.validate_output is not PipelineStep.validate_output
+        ):
+            return None
+        return self.fn  # type: ignore[no-any-return]
 
     async def _attempt(self, item: Any, context: ExecutionContext) -> list[Any]:
         self.validate_input(item)

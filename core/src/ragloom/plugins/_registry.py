@@ -301,11 +301,21 @@ class Registry:
             return tuple(ref)  # type: ignore[return-value]
         cls = type(component)
         value = f"{cls.__module__}:{cls.__qualname__}"
+        maybe: list[tuple[str, str, Provider]] = []
         for kind, table in self._providers.items():
             for name, providers in table.items():
                 for p in providers:
+                    label = name if len(providers) == 1 else p.qualified
                     if p.value == value or p.factory is cls:
-                        return kind, (name if len(providers) == 1 else p.qualified)
+                        return kind, label
+                    if p.value.rsplit(":", 1)[-1].rsplit(".", 1)[-1] == cls.__name__:
+                        maybe.append((kind, label, p))
+        for kind, label, p in maybe:  # re-exported: compare the loaded object itself
+            try:
+                if self.resolve(kind, label) is cls:
+                    return kind, label
+            except Exception:  # noqa: BLE001 - a broken provider is simply not this class
+                continue
         return None
 
     def emit(self, event: Any) -> None:
