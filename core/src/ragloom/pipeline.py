@@ -19,8 +19,6 @@ __all__ = ["Pipeline", "RunResult"]
 
 T = TypeVar("T")
 
-_REPR_ITEMS = 10
-
 
 class RunResult(list[T]):
     """The outputs of a run (it *is* the list of output items, in input order), plus:
@@ -46,17 +44,6 @@ class RunResult(list[T]):
         self.failed = failed or []
         self.steps = steps or {}
         self.seconds = seconds
-
-    def __repr__(self) -> str:
-        # Bounded: asyncio (3.11) reprs the finished main task, result included, when
-        # ``asyncio.run`` restores its SIGINT handler; a full repr of a large run would cost
-        # time proportional to the outputs, on every run.
-        if len(self) <= _REPR_ITEMS:
-            shown = list.__repr__(self)
-        else:
-            head = ", ".join(repr(x) for x in self[:_REPR_ITEMS])
-            shown = f"[{head}, ... {len(self) - _REPR_ITEMS} more]"
-        return f"RunResult({shown}, failed={len(self.failed)})"
 
     def __repr__(self) -> str:
         return (

@@ -113,7 +113,9 @@ class RoutedStep(PipelineStep[T]):
             raise UnroutedItemError(
                 f"{self.name}: item {_item_id(item)!r} matched no route and no default is set"
             )
-        scoped = context.scoped(policy=policy, cache=self.effective_cache(context) or None)
+        # Tri-state: the router's own setting (False included) wins over what it inherits.
+        own_cache = self.cache if self.cache is not None else context.cache
+        scoped = context.scoped(policy=policy, cache=own_cache)
         handler, ctx, child_policy = child, scoped, child.effective_policy(scoped)
         # A nested router resolves further down to the leaf that does the work.
         return handler._handler_for(item, ctx, child_policy)

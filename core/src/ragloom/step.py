@@ -24,6 +24,7 @@ from collections.abc import (
     Awaitable,
     Callable,
     Iterable,
+    Iterator,
     Sequence,
 )
 from itertools import islice
@@ -57,6 +58,8 @@ U = TypeVar("U")
 
 #: Items per window when a source reads from a synchronous iterable.
 DEFAULT_WINDOW = 64
+#: Characters of document content per source window (bounds memory for large documents).
+DEFAULT_WINDOW_CHARS = 4_000_000
 
 
 class _Failure:
@@ -502,7 +505,10 @@ class PipelineStep(Component, ABC, Generic[T]):
                     return _Failure(exc, 1)
                 if produced is None:
                     return []
-                return produced if isinstance(produced, list) else [produced]
+                if type(produced) is list:
+                    return produced
+                # A list subclass is a list of outputs too; results travel as plain lists.
+                return list(produced) if isinstance(produced, list) else [produced]
 
             return call_one
         cls = type(self)
@@ -802,6 +808,8 @@ class _WorkerPool:
         #: One event per idle worker; waking sets one, so work that never awaits is drained
         #: by a single worker instead of waking the whole pool for every window.
         self.idle: deque[anyio.Event] = deque()
+        #: Workers woken that have not resumed yet: at most one helper is woken at a time.
+        self.waking = 0
         self.closed = False
         self.head_waiter: anyio.Event | None = None
 
@@ -821,7 +829,8 @@ class _WorkerPool:
         self._wake_one()
 
     def _wake_one(self) -> None:
-        if self.idle:
+        if self.idle and not self.waking:
+            self.waking += 1
             self.idle.popleft().set()
 
     def take_ready(self) -> list[tuple[Any, Any]]:
@@ -869,13 +878,17 @@ class _WorkerPool:
             wakeup = anyio.Event()
             self.idle.append(wakeup)
             await wakeup.wait()
+            if self.waking:
+                self.waking -= 1
 
 
 class IterableSource(PipelineStep[T]):
     """A root step that feeds items from an iterable or an async iterable.
 
-    A synchronous iterable is read in windows; an async iterable is passed on item by item, so
-    a slow producer never holds items back.
+    A synchronous iterable is read in windows of at most ``window`` items, and of documents
+    totalling about ``window_chars`` characters, so memory stays bounded whatever the document
+    sizes; an async iterable is passed on item by item, so a slow producer never holds items
+    back.
     """
 
     event_name = "Source"
@@ -886,6 +899,7 @@ class IterableSource(PipelineStep[T]):
         items: Iterable[T] | AsyncIterable[T],
         *,
         window: int = DEFAULT_WINDOW,
+        window_chars: int = DEFAULT_WINDOW_CHARS,
         name: str | None = None,
     ) -> None:
         super().__init__(cache=False, name=name)
@@ -895,8 +909,11 @@ class IterableSource(PipelineStep[T]):
             )
         if window < 1:
             raise ConfigurationError(f"window must be >= 1, got {window}")
+        if window_chars < 1:
+            raise ConfigurationError(f"window_chars must be >= 1, got {window_chars}")
         self.items = items
         self.window = window
+        self.window_chars = window_chars
 
     def __call__(self, upstream: PipelineStep[Any]) -> Self:
         raise ConfigurationError("IterableSource is a source: it takes no upstream")
@@ -915,13 +932,37 @@ class IterableSource(PipelineStep[T]):
             return
         iterator = iter(items)
         size = self.window
+        max_chars = self.window_chars
+        last_checkpoint = time.monotonic()
         while True:
             window = list(islice(iterator, size))
             if not window:
                 return
             stats.items_in += len(window)
             stats.items_out += len(window)
-            yield window
+            if isinstance(window[0], Document):
+                for part in _split_by_chars(window, max_chars):
+                    yield part
+            else:
+                yield window
+            # Let the event loop run (Ctrl-C, other tasks) at least every 50 ms, even when
+            # every step downstream runs inline and never awaits.
+            now = time.monotonic()
+            if now - last_checkpoint > 0.05:
+                await anyio.lowlevel.checkpoint()
+                last_checkpoint = time.monotonic()
+
+
+def _split_by_chars(window: list[Any], max_chars: int) -> Iterator[list[Any]]:
+    """Cut a window of documents so that no part holds much more than ``max_chars``."""
+    total = 0
+    start = 0
+    for i, item in enumerate(window):
+        total += len(getattr(item, "content", ""))
+        if total > max_chars and i > start:
+            yield window[start:i]
+            start, total = i, len(getattr(item, "content", ""))
+    yield window[start:]
 
 
 class FunctionStep(PipelineStep[Any]):
@@ -993,7 +1034,7 @@ class FunctionStep(PipelineStep[Any]):
         if result is None:
             produced: list[Any] = []
         elif isinstance(result, list):
-            produced = result
+            produced = result if type(result) is list else list(result)
         else:
             produced = [result]
         await self.validate_output(item, produced, context)

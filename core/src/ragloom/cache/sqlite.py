@@ -72,17 +72,19 @@ class SQLiteCacheStore:
     def _init(self, conn: sqlite3.Connection, timeout: float) -> None:
         conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if app_id == 0 and not tables:
+        if app_id == 0:
+            # Maybe a new file. Decide under the write lock: another process may be creating it
+            # right now, and what we read outside the lock can be stale.
             conn.execute("BEGIN IMMEDIATE")
             try:
                 app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-                if app_id == 0:
+                tables = conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                if app_id == 0 and tables.fetchone() is None:
                     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:

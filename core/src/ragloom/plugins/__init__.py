@@ -1,10 +1,13 @@
 """The plugin system: entry-point discovery, pluggy hooks, and the per-build ``Registry``.
 
 Listing what is installed (:func:`discover_plugins`) reads entry-point metadata only and imports
-no plugin; a component's code is imported when a pipeline that names it is built.
+no plugin; a component's code is imported when a pipeline that names it is built. This package
+is lazy: listing plugins does not import pluggy or the registry.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from ._discovery import (
     GROUPS,
@@ -14,7 +17,6 @@ from ._discovery import (
     disabled_from_env,
     discover_plugins,
 )
-from ._registry import Registry
 
 __all__ = [
     "GROUPS",
@@ -25,3 +27,15 @@ __all__ = [
     "disabled_from_env",
     "discover_plugins",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Registry":
+        from ._registry import Registry
+
+        return Registry
+    raise AttributeError(f"module 'ragloom.plugins' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    from ._registry import Registry

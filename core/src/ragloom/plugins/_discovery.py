@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib.metadata import Distribution, EntryPoint, entry_points
+from importlib.metadata import Distribution, EntryPoint, EntryPoints, entry_points
 
 __all__ = [
     "GROUPS",
@@ -98,20 +98,40 @@ class PluginInfo:
         }
 
 
+_DIST_CACHE: dict[int, tuple[str, str, Distribution | None]] = {}
+
+
 def _dist_of(ep: EntryPoint) -> tuple[str, str, Distribution | None]:
     dist = getattr(ep, "dist", None)
     if dist is None:
         return "unknown", "0", None
-    return normalize_dist(dist.metadata["Name"] or "unknown"), dist.version or "0", dist
+    key = id(dist)
+    cached = _DIST_CACHE.get(key)
+    if cached is None or cached[2] is not dist:
+        meta = dist.metadata  # parsed once per distribution object
+        cached = (normalize_dist(meta["Name"] or "unknown"), meta["Version"] or "0", dist)
+        _DIST_CACHE[key] = cached
+    return cached
 
 
 _CORE_REQ = re.compile(r"^\s*ragloom\s*(?:\[[^\]]*\])?\s*(?P<spec>[^;]*)(?P<marker>;.*)?$", re.I)
+
+
+_REQ_CACHE: dict[int, str | None] = {}
 
 
 def core_requirement(dist: Distribution | None) -> str | None:
     """The version specifier a distribution puts on ``ragloom`` (``""`` for any version)."""
     if dist is None:
         return None
+    key = id(dist)
+    if key in _REQ_CACHE:
+        return _REQ_CACHE[key]
+    _REQ_CACHE[key] = found = _core_requirement(dist)
+    return found
+
+
+def _core_requirement(dist: Distribution) -> str | None:
     for req in dist.requires or ():
         match = _CORE_REQ.match(req)
         if match and not (match.group("marker") or "").strip().startswith("; extra"):
@@ -119,14 +139,14 @@ def core_requirement(dist: Distribution | None) -> str | None:
     return None
 
 
-def iter_providers() -> Iterable[Provider]:
+def iter_providers(eps: EntryPoints | None = None) -> Iterable[Provider]:
     """Every component entry point of every installed distribution, deduplicated.
 
     An identical duplicate (same distribution, name and target, as editable installs can
     produce) is listed once.
     """
     seen: set[tuple[str, str, str, str]] = set()
-    eps = entry_points()
+    eps = eps if eps is not None else entry_points()
     for kind, group in GROUPS.items():
         for ep in eps.select(group=group):
             dist, version, dist_obj = _dist_of(ep)
@@ -145,9 +165,10 @@ def iter_providers() -> Iterable[Provider]:
             )
 
 
-def iter_hook_modules() -> Iterable[tuple[str, str, EntryPoint]]:
+def iter_hook_modules(eps: EntryPoints | None = None) -> Iterable[tuple[str, str, EntryPoint]]:
     seen: set[tuple[str, str]] = set()
-    for ep in entry_points().select(group=HOOK_GROUP):
+    eps = eps if eps is not None else entry_points()
+    for ep in eps.select(group=HOOK_GROUP):
         dist, version, _d = _dist_of(ep)
         if (dist, ep.value) in seen:
             continue
@@ -181,12 +202,13 @@ def discover_plugins(
             info = infos[dist] = PluginInfo(dist, version)
         return info
 
-    for provider in iter_providers():
+    eps = entry_points()
+    for provider in iter_providers(eps):
         info = info_for(provider.dist, provider.version)
         info.provides.setdefault(provider.kind, []).append(provider.name)
         if provider.requires_core is not None:
             info.requires_core = provider.requires_core
-    for dist, version, ep in iter_hook_modules():
+    for dist, version, ep in iter_hook_modules(eps):
         info_for(dist, version).hooks.append(ep.value)
     for dist, info in infos.items():
         if dist == CORE_DIST:

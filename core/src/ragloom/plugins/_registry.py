@@ -104,10 +104,13 @@ class Registry:
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(RagloomHookSpecs)
         if entry_points:
-            for provider in iter_providers():
+            from importlib.metadata import entry_points as read_entry_points
+
+            installed = read_entry_points()
+            for provider in iter_providers(installed):
                 self._add(provider)
             if load_hooks:
-                self._load_hook_modules()
+                self._load_hook_modules(installed)
 
     # -- contributing ----------------------------------------------------------------------
 
@@ -155,8 +158,8 @@ class Registry:
         value = f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', '?')}"
         self._add(Provider(kind, name, value, normalize_dist(dist), version, factory=factory))
 
-    def _load_hook_modules(self) -> None:
-        for dist, version, ep in iter_hook_modules():
+    def _load_hook_modules(self, installed: Any = None) -> None:
+        for dist, version, ep in iter_hook_modules(installed):
             if self._is_blocked(dist):
                 continue
             try:

@@ -1,0 +1,58 @@
+"""Cache ids: a step's ``config_hash`` with an item's identity and content hash.
+
+A document's id is computed in one pass over a short JSON header (config hash, id, content
+hash, format, lineage) and its metadata's canonical JSON: no content is serialized, only hashed
+once (``Document.content_hash``, cached on the document).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from .._hashing import canonical_json, stable_hash
+from ..models import Document
+
+__all__ = ["cache_key"]
+
+_dumps = json.dumps
+_sha256 = hashlib.sha256
+
+
+def _metadata_json(metadata: dict[str, Any]) -> str:
+    if not metadata:
+        return "{}"
+    try:
+        # Plain JSON data (the usual case) dumps directly; canonical() only for the rest.
+        return _dumps(metadata, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return canonical_json(metadata)
+
+
+def _identity_and_digest(item: Any) -> tuple[str, str]:
+    """``(identity, content hash)`` of a non-document item (its id, or a digest of it)."""
+    from pydantic import BaseModel
+
+    if isinstance(item, BaseModel):
+        digest = stable_hash(item.model_dump(mode="json"))
+        ident = getattr(item, "id", None)
+        return (str(ident) if ident else digest[:16]), digest
+    digest = stable_hash(item if isinstance(item, str | int | float | bool) else repr(item))
+    return digest[:16], digest
+
+
+def cache_key(config_hash: str, item: Any) -> str:
+    """The cache id of ``item`` at a step whose ``config_hash`` is given (32 hex digits)."""
+    if isinstance(item, Document):
+        header = _dumps(
+            [
+                config_hash, item.id, item.content_hash, str(item.content_format),
+                item.parent_id, item.index, item.start,
+            ],
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        text = header + "\n" + _metadata_json(item.metadata)
+        return _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return stable_hash(config_hash, *_identity_and_digest(item))

@@ -1,0 +1,60 @@
+"""The ``ragloom`` command line (needs the ``cli`` extra: ``pip install 'ragloom[cli]'``).
+
+Importing this package imports nothing but the standard library. :func:`main` imports click,
+and each command's module (with pydantic, anyio or plugins, when it needs them) only when that
+command runs. ``ragloom plugins`` with only its own flags does not even import click: it reads
+entry-point metadata and prints, so it starts fast.
+
+Exit status: 0 success, 1 some items failed, 2 usage or configuration error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["CLI_MISSING", "main"]
+
+CLI_MISSING = (
+    "the ragloom command needs click, which is not installed: "
+    "install ragloom[cli] (pip install 'ragloom[cli]')"
+)
+
+_PLUGINS_FLAGS = frozenset({"--json", "--check", "--load"})
+
+
+def _click_missing() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("click") is None
+    except (ImportError, ValueError):  # a None entry in sys.modules, a broken finder
+        return True
+
+
+def _plugins_fast(flags: list[str]) -> int:
+    """``ragloom plugins [--json] [--check]`` without click."""
+    from ._plugin_list import plugins_report
+
+    text, status = plugins_report("--json" in flags, "--check" in flags or "--load" in flags)
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``ragloom`` command with ``argv`` (default: ``sys.argv[1:]``); return the status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if _click_missing():
+        sys.stderr.write(f"ragloom: {CLI_MISSING}\n")
+        return 2
+    if args and args[0] == "plugins" and set(args[1:]) <= _PLUGINS_FLAGS:
+        return _plugins_fast(args[1:])
+    from ._app import run
+
+    return run(args)

@@ -1,0 +1,98 @@
+"""``ragloom cache info`` and ``ragloom cache clear``: the SQLite step cache."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import click
+
+from ._app import EXIT_OK
+from ._progress import format_bytes
+
+__all__ = ["cache"]
+
+DEFAULT_CACHE = os.path.join(".ragloom", "cache.sqlite")
+
+_cache_option = click.option(
+    "--cache",
+    "path",
+    default=DEFAULT_CACHE,
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="SQLite cache file.",
+)
+
+
+@click.group("cache")
+def cache() -> None:
+    """Show or clear the SQLite step cache (entries are keyed by step identity)."""
+
+
+@cache.command("info")
+@_cache_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def info(path: str, as_json: bool) -> int:
+    """Entries, size, and entries per step identity."""
+    if not os.path.exists(path):
+        if as_json:
+            click.echo(
+                json.dumps(
+                    {"location": path, "exists": False, "entries": 0, "bytes": 0, "steps": {}}
+                )
+            )
+        else:
+            click.echo(f"no cache at {path}")
+        return EXIT_OK
+    from ..cache import SQLiteCacheStore
+
+    with SQLiteCacheStore(path) as store:
+        details = store.info()
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "location": details.location,
+                    "exists": True,
+                    "entries": details.entries,
+                    "bytes": details.bytes,
+                    "steps": details.steps,
+                },
+                indent=2,
+            )
+        )
+        return EXIT_OK
+    click.echo(f"cache:   {details.location}")
+    click.echo(f"entries: {details.entries}")
+    click.echo(
+        f"size:    {format_bytes(details.bytes)} of payload "
+        f"({format_bytes(os.path.getsize(path))} on disk)"
+    )
+    if details.steps:
+        click.echo("per step:")
+        width = max(len(step) for step in details.steps)
+        for step, count in sorted(details.steps.items()):
+            click.echo(f"  {step.ljust(width)}  {count}")
+    return EXIT_OK
+
+
+@cache.command("clear")
+@_cache_option
+@click.option("--step", default=None, help="Only entries of this step identity (see `info`).")
+def clear(path: str, step: str | None) -> int:
+    """Delete every entry (or one step's entries)."""
+    if not os.path.exists(path):
+        click.echo(f"no cache at {path}; nothing to clear")
+        return EXIT_OK
+    from ..cache import SQLiteCacheStore
+
+    with SQLiteCacheStore(path) as store:
+        if step is not None and step not in store.info().steps:
+            known = ", ".join(sorted(store.info().steps)) or "none"
+            raise click.BadParameter(
+                f"no entries for step {step!r} (steps in the cache: {known})", param_hint="--step"
+            )
+        removed = store.clear(step)
+    what = f" of step {step}" if step else ""
+    click.echo(f"removed {removed} entries{what} from {path}")
+    return EXIT_OK

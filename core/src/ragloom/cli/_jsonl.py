@@ -1,0 +1,101 @@
+"""Writing JSON Lines atomically: a temp file beside the target, renamed into place on success.
+
+A run that fails or is interrupted leaves the previous file (if any) untouched and no partial
+file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+__all__ = ["AtomicJsonlWriter", "chunk_record"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class AtomicJsonlWriter:
+    """One JSON object per line, to ``path`` only when :meth:`commit` is called.
+
+    Used as a context manager: leaving the block without ``commit()`` (an exception, Ctrl-C)
+    deletes the temp file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.count = 0
+        parent = self.path.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=parent)
+        self.tmp_path = Path(tmp)
+        try:
+            os.chmod(fd, 0o666 & ~_umask())
+            self._file = os.fdopen(fd, "w", encoding="utf-8", newline="\n", buffering=1 << 20)
+        except BaseException:
+            os.close(fd)
+            self.tmp_path.unlink(missing_ok=True)
+            raise
+        self._done = False
+        self._dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+    def write(self, record: Any) -> None:
+        self._file.write(self._dumps(record))
+        self._file.write("\n")
+        self.count += 1
+
+    def commit(self) -> None:
+        """Flush to disk and move the file into place."""
+        if self._done:
+            return
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        os.replace(self.tmp_path, self.path)
+        self._done = True
+
+    def abort(self) -> None:
+        """Drop everything written; the target is left as it was."""
+        if self._done:
+            return
+        self._done = True
+        try:
+            self._file.close()
+        finally:
+            self.tmp_path.unlink(missing_ok=True)
+
+    def __enter__(self) -> AtomicJsonlWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.abort()
+
+
+def chunk_record(item: Any) -> Any:
+    """The JSON record of one pipeline output (a chunk: id, lineage, content, metadata)."""
+    if hasattr(item, "parent_id") and hasattr(item, "content"):
+        return {
+            "id": item.id,
+            "parent": item.parent_id,
+            "start": item.start,
+            "end": item.end,
+            "index": item.index,
+            "content": item.content,
+            "content_format": str(item.content_format),
+            "metadata": item.metadata,
+        }
+    if hasattr(item, "model_dump"):
+        return item.model_dump(mode="json")
+    return item

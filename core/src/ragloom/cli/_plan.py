@@ -1,0 +1,308 @@
+"""``ragloom plan``: decompose questions into sub-queries and route each one.
+
+The defaults come from ragloom-rules: the ``heuristic`` decomposer and the ``sample`` router,
+or with ``--routes FILE`` a ``keyword`` router over the routes in that file. A pipeline file
+with a ``query`` block (``--config``) names any other decomposer and router. Questions stream
+through the pipeline (a file of millions of lines is fine) and are printed in input order.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import click
+
+from ._app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator
+
+    from ..pipeline import Pipeline
+
+__all__ = ["PlanSettings", "iter_questions", "load_routes", "plan", "run_plan"]
+
+
+@dataclass
+class PlanSettings:
+    questions: list[str]
+    file: str | None = None
+    config: str | None = None
+    routes: str | None = None
+    as_json: bool = False
+    allow_imports: bool = False
+
+
+def load_routes(path: str) -> dict[str, Any]:
+    """Read a route set (JSON, YAML or TOML): ``routes`` (a list) and ``default_route``."""
+    from ..errors import ConfigurationError
+
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read routes file {file}: {exc.strerror or exc}") from None
+    suffix = file.suffix.lower()
+    try:
+        if suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        elif suffix == ".toml":
+            import tomllib
+
+            data = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except Exception as exc:  # noqa: BLE001 - three parsers, one message
+        raise ConfigurationError(f"{file}: cannot parse routes: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("routes"), list):
+        raise ConfigurationError(
+            f"{file}: a routes file is a mapping with a 'routes' list (each route: name, "
+            "keywords, patterns, weight) and an optional 'default_route'"
+        )
+    unknown = sorted(set(data) - {"routes", "default_route", "description"})
+    if unknown:
+        raise ConfigurationError(
+            f"{file}: unknown keys {', '.join(map(repr, unknown))} (expected 'routes', "
+            "'default_route')"
+        )
+    params: dict[str, Any] = {"routes": data["routes"]}
+    if data.get("default_route") is not None:
+        params["default_route"] = data["default_route"]
+    return params
+
+
+def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
+    """The query pipeline from ``--config``, or the ragloom-rules defaults."""
+    from ..config import build_pipeline, load_spec
+    from ..errors import ConfigurationError, PluginNotFoundError
+
+    if settings.config is not None:
+        if settings.routes is not None:
+            raise click.UsageError(
+                "--routes builds the default router; with --config name the "
+                "router and its routes in the pipeline file"
+            )
+        spec = load_spec(settings.config)
+        if spec.query is None:
+            raise ConfigurationError(
+                f"{settings.config} is an ingestion pipeline (it has 'steps', no 'query' "
+                "block); use `ragloom ingest --config` or `ragloom run` with paths"
+            )
+        return build_pipeline(settings.config, allow_imports=settings.allow_imports)
+    router: Any = "sample"
+    if settings.routes is not None:
+        router = {"name": "keyword", "params": load_routes(settings.routes)}
+    spec_data = {"name": "plan", "query": {"decomposer": "heuristic", "router": router}}
+    try:
+        return build_pipeline(spec_data, source=settings.routes or "ragloom plan defaults")
+    except PluginNotFoundError as exc:
+        raise ConfigurationError(
+            f"{exc}. The default planner needs ragloom-rules (pip install ragloom-rules), or "
+            "pass a pipeline file with a 'query' block via --config"
+        ) from None
+
+
+def iter_questions(questions: list[str], file: str | None) -> Iterator[str]:
+    """Questions from the arguments, then one per non-blank line of ``file`` ('-': stdin)."""
+    sources: list[str] = []
+    for question in questions:
+        if question == "-":
+            sources.append("-")
+        elif question.strip():
+            yield question.strip()
+    if file is not None:
+        sources.append(file)
+    for source in sources:
+        if source == "-":
+            stream = sys.stdin
+            for line in stream:
+                if line.strip():
+                    yield line.strip()
+        else:
+            with open(source, encoding="utf-8") as handle:
+                for line in handle:
+                    if line.strip():
+                        yield line.strip()
+
+
+class _InOrder:
+    """Prints results in the order the questions were fed, whatever order they arrive in."""
+
+    def __init__(self, settings: PlanSettings) -> None:
+        self.settings = settings
+        self.pending: deque[list[Any]] = deque()
+        self.count = 0
+        self.failed = 0
+
+    def fed(self, query: str) -> None:
+        self.pending.append([query, None])
+
+    def result(self, query: str, value: Any) -> None:
+        for entry in self.pending:
+            if entry[1] is None and entry[0] == query:
+                entry[1] = value
+                break
+        while self.pending and self.pending[0][1] is not None:
+            query_text, done = self.pending.popleft()
+            self.count += 1
+            self.emit(query_text, done)
+
+    def emit(self, query: str, value: Any) -> None:
+        failed = isinstance(value, dict) and "error" in value
+        if failed:
+            self.failed += 1
+        if self.settings.as_json:
+            payload = value if failed else value.model_dump(mode="json")
+            click.echo(json.dumps(payload, ensure_ascii=False))
+            return
+        if self.count > 1:
+            click.echo("")
+        click.echo(f"Q{self.count}: {query}")
+        if failed:
+            click.echo(f"  error ({value['step']}): {value['error']}")
+            return
+        click.echo(_plan_table(value.routing_plan))
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _plan_table(plan: list[Any]) -> str:
+    headers = ("#", "SUB-QUERY", "ROUTE", "SCORE", "NOTE")
+    rows = []
+    for i, route in enumerate(plan, 1):
+        notes = []
+        if route.fallback_reason:
+            notes.append(f"fallback: {route.fallback_reason}")
+        if route.runner_up:
+            notes.append(f"runner-up: {route.runner_up} {_score(route.runner_up_score)}")
+        rows.append((str(i), route.sub_query, route.route, _score(route.score), "; ".join(notes)))
+    if not rows:
+        return "  (no sub-queries)"
+    widths = [max(len(h), *(len(r[c]) for r in rows)) for c, h in enumerate(headers)]
+    lines = []
+    for row in [headers, *rows]:
+        cells = [cell.ljust(widths[c]) for c, cell in enumerate(row)]
+        lines.append(("  " + "  ".join(cells)).rstrip())
+    return "\n".join(lines)
+
+
+async def _drive(pipeline: Pipeline[Any], questions: Iterator[str], printer: _InOrder) -> None:
+    import anyio
+
+    from ..events import ItemFailed
+
+    def observe(event: object) -> None:
+        if isinstance(event, ItemFailed):
+            item = event.item
+            query = item if isinstance(item, str) else getattr(item, "query", event.item_id)
+            printer.result(query, {"query": query, "error": event.reason, "step": event.step})
+
+    def feed() -> Iterator[str]:
+        for question in questions:
+            printer.fed(question)
+            yield question
+
+    pipeline.subscribe(observe)
+    stream = pipeline.stream(feed())
+    try:
+        async for state in stream:
+            printer.result(state.query, state)
+            await anyio.lowlevel.checkpoint()
+    finally:
+        await cast("AsyncGenerator[Any, None]", stream).aclose()
+
+
+def run_plan(settings: PlanSettings) -> int:
+    """Plan every question; return the exit status (1 when any question failed)."""
+    if not settings.questions and settings.file is None:
+        raise click.UsageError("give a QUESTION, --file FILE, or '-' to read stdin")
+    import anyio
+
+    pipeline = build_plan_pipeline(settings)
+    printer = _InOrder(settings)
+    try:
+        anyio.run(_drive, pipeline, iter_questions(settings.questions, settings.file), printer)
+    except KeyboardInterrupt:
+        click.echo("\nragloom: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    finally:
+        cache = pipeline.cache
+        if cache is not None and cache is not False:
+            cache.close()
+    if printer.count == 0:
+        click.echo("ragloom: no questions given", err=True)
+    return EXIT_FAILED if printer.failed else EXIT_OK
+
+
+def plan_options(func: Any) -> Any:
+    options = [
+        click.option(
+            "--file",
+            "-f",
+            "file",
+            default=None,
+            help="Read questions from FILE, one per line ('-' for stdin).",
+        ),
+        click.option(
+            "--json",
+            "as_json",
+            is_flag=True,
+            help="One JSON object per question instead of tables.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.command("plan")
+@click.argument("questions", nargs=-1)
+@click.option(
+    "--config",
+    "-c",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Pipeline file with a 'query' block (decomposer, router).",
+)
+@click.option(
+    "--routes",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Route set (JSON/YAML/TOML) for a keyword router instead of the sample one.",
+)
+@click.option(
+    "--allow-imports", is_flag=True, help="Let the pipeline file name 'module:attr' import paths."
+)
+@plan_options
+def plan(
+    questions: tuple[str, ...],
+    config: str | None,
+    routes: str | None,
+    allow_imports: bool,
+    file: str | None,
+    as_json: bool,
+) -> int:
+    """Decompose each QUESTION into sub-queries and route every sub-query.
+
+    Shows each sub-query with its route, the router's score, the runner-up and, when the
+    default route was taken for lack of a decision, the fallback reason. QUESTION '-' (or
+    --file -) reads questions from stdin, one per line.
+    """
+    settings = PlanSettings(
+        questions=list(questions),
+        file=file,
+        config=config,
+        routes=routes,
+        as_json=as_json,
+        allow_imports=allow_imports,
+    )
+    return run_plan(settings)

@@ -1,0 +1,281 @@
+"""``ragloom ingest`` through the real entry point: output content, bad inputs, cache, exits."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cli_support import PIPELINES, SAMPLE_DOCS, check_chunks_against_sources, read_jsonl
+
+pytestmark = pytest.mark.usefixtures("needs_text")
+
+EXPECTED_FORMATS = {
+    "architecture-overview.json": "docling",
+    "faq.html": "html",
+    "guides/caching.md": "markdown",
+    "guides/getting-started.md": "markdown",
+    "plugins.rst": "rst",
+    "release-notes.txt": "text",
+    "wordcount.py": "code",
+}
+
+
+def test_ingest_sample_docs_writes_exact_chunks_with_lineage(cli, workdir: Path) -> None:
+    proc = cli("ingest", SAMPLE_DOCS, "--out", "chunks.jsonl", "--chunk-size", "400",
+               "--no-cache", docling=True)
+    assert proc.returncode == 0, proc.stderr
+    chunks = read_jsonl(workdir / "chunks.jsonl")
+    assert {c["parent"] for c in chunks} == set(EXPECTED_FORMATS)
+    for chunk in chunks:
+        assert set(chunk) == {
+            "id", "parent", "start", "end", "index", "content", "content_format", "metadata",
+        }
+        assert chunk["id"] == f"{chunk['parent']}#{chunk['index']}"
+        meta = chunk["metadata"]
+        assert meta["format"] == EXPECTED_FORMATS[chunk["parent"]]
+        source = Path(meta["source"])
+        assert source.resolve() == (SAMPLE_DOCS / chunk["parent"]).resolve()
+        assert meta["size"] == source.stat().st_size
+    texts = check_chunks_against_sources(chunks, SAMPLE_DOCS)
+    # Text chunks obey the chunk size (a lone unsplittable atom is marked oversized).
+    for chunk in chunks:
+        if chunk["start"] is not None and not chunk["metadata"].get("oversized"):
+            assert len(chunk["content"]) <= 400
+    python = [c for c in chunks if c["parent"] == "wordcount.py"]
+    assert python and all(c["metadata"]["language"] == "python" for c in python)
+    # The Docling JSON went to the Docling chunker: Markdown chunks rendered from structure.
+    docling = [c for c in chunks if c["parent"] == "architecture-overview.json"]
+    assert docling and all(c["start"] is None and c["end"] is None for c in docling)
+    assert all(c["content_format"] == "markdown" for c in docling)
+    assert any("Failure handling" in c["content"] for c in docling)
+    assert "ragloom architecture overview" in texts["architecture-overview.json"]
+    # Ids and order are deterministic: sorted by document, then by index.
+    keys = [(c["parent"], c["index"]) for c in chunks]
+    assert keys == sorted(keys)
+    summary = proc.stdout
+    assert "7 documents" in summary and f"{len(chunks)} chunks" in summary
+    assert "7 ok, 0 failed" in summary
+    assert re.search(r"MB/s, [\d.]+ docs/s", summary)
+    assert "cache: 0 hits, 0 misses (off)" in summary
+    # Not a terminal: plain progress lines, ending at 7/7.
+    assert "ragloom: 7/7 documents (100%)" in proc.stderr
+    assert not (workdir / ".ragloom").exists()
+
+
+def test_ingest_is_deterministic_and_independent_of_argument_order(cli, workdir: Path) -> None:
+    guides = SAMPLE_DOCS / "guides"
+    first = cli("ingest", guides / "caching.md", SAMPLE_DOCS / "plugins.rst", "-o", "a.jsonl",
+                "--no-cache", "-q")
+    second = cli("ingest", SAMPLE_DOCS / "plugins.rst", guides / "caching.md", "-o", "b.jsonl",
+                 "--no-cache", "-q")
+    assert first.returncode == second.returncode == 0
+    assert first.stdout == first.stderr == ""  # --quiet: no progress, no summary
+    a = (workdir / "a.jsonl").read_text(encoding="utf-8")
+    assert a == (workdir / "b.jsonl").read_text(encoding="utf-8")
+    # Ids are relative to the common root of the arguments.
+    assert {c["parent"] for c in read_jsonl(workdir / "a.jsonl")} == {
+        "guides/caching.md", "plugins.rst",
+    }
+
+
+def _bad_corpus(root: Path) -> dict[str, str]:
+    """Files that cannot be ingested, each with the words its reason must contain."""
+    root.mkdir()
+    (root / "good.md").write_text("# Fine\n\nThis one is fine.\n", encoding="utf-8")
+    (root / "binary.bin").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64))
+    (root / "latin1.txt").write_bytes("caf\xe9 cr\xe8me\n".encode("latin-1"))
+    (root / "empty.txt").write_bytes(b"")
+    (root / "blank.md").write_text("  \n\n\t\n", encoding="utf-8")
+    (root / "big.txt").write_text("word " * 400, encoding="utf-8")
+    (root / "dangling.md").symlink_to(root / "missing-target.md")
+    os.mkfifo(root / "pipe.txt")
+    expected = {
+        "binary.bin": "binary file",
+        "latin1.txt": "not valid UTF-8",
+        "empty.txt": "empty file",
+        "blank.md": "only whitespace",
+        "big.txt": "too large",
+        "dangling.md": "no such file",
+        "pipe.txt": "FIFO",
+    }
+    if os.geteuid() != 0:  # root reads anything: a chmod 000 file is only unreadable to others
+        locked = root / "locked.txt"
+        locked.write_text("secret\n", encoding="utf-8")
+        locked.chmod(0)
+        expected["locked.txt"] = "permission denied"
+    return expected
+
+
+def test_bad_inputs_fail_one_by_one_with_reasons(cli, workdir: Path) -> None:
+    corpus = workdir / "corpus"
+    expected = _bad_corpus(corpus)
+    proc = cli("ingest", corpus, "--max-file-size", "1KB", "--failures", "failed.jsonl",
+               "--no-cache")
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    failures = {Path(f["item"]).name: f for f in read_jsonl(workdir / "failed.jsonl")}
+    assert set(failures) == set(expected)
+    for name, words in expected.items():
+        assert words in failures[name]["reason"], failures[name]
+        assert failures[name]["stage"] == "read"
+        assert failures[name]["reason"] in proc.stdout  # the summary lists file and reason
+    chunks = read_jsonl(workdir / "ragloom-chunks.jsonl")
+    assert {c["parent"] for c in chunks} == {"good.md"}
+    total = len(expected) + 1
+    assert f"{total} documents" in proc.stdout
+    assert f"1 ok, {len(expected)} failed" in proc.stdout
+    assert f"ragloom: {total}/{total} documents (100%)" in proc.stderr
+
+
+def test_a_step_failure_is_reported_not_lost(cli, workdir: Path) -> None:
+    # The markdown chunker refuses HTML: with no default route that item fails at the step.
+    pipeline = workdir / "md-only.toml"
+    pipeline.write_text(
+        'version = 1\n[[steps]]\nchunker = "markdown"\n', encoding="utf-8"
+    )
+    proc = cli("ingest", SAMPLE_DOCS / "faq.html", SAMPLE_DOCS / "guides" / "caching.md",
+               "--config", pipeline, "--failures", "failed.jsonl", "--no-cache")
+    assert proc.returncode == 1
+    (failure,) = read_jsonl(workdir / "failed.jsonl")
+    assert failure["item"] == "faq.html"
+    assert failure["kind"] == "InvalidInputError"
+    assert "accepts content formats" in failure["reason"]
+    assert failure["stage"] != "read"
+    assert {c["parent"] for c in read_jsonl(workdir / "ragloom-chunks.jsonl")} == {
+        "guides/caching.md",
+    }
+
+
+def test_cache_replays_second_run_and_cache_commands(cli, workdir: Path) -> None:
+    first = cli("ingest", SAMPLE_DOCS, "-o", "one.jsonl")
+    assert first.returncode == 0, first.stderr
+    assert "cache: 0 hits, 7 misses (.ragloom/cache.sqlite)" in first.stdout
+    second = cli("ingest", SAMPLE_DOCS, "-o", "two.jsonl")
+    assert "cache: 7 hits, 0 misses" in second.stdout
+    assert (workdir / "one.jsonl").read_bytes() == (workdir / "two.jsonl").read_bytes()
+
+    info = cli("cache", "info", "--json")
+    assert info.returncode == 0
+    data = json.loads(info.stdout)
+    assert data["entries"] == 7 and data["bytes"] > 0
+    assert data["steps"]["ragloom-text/markdown"] == 2
+    assert sum(data["steps"].values()) == 7
+    table = cli("cache", "info").stdout
+    assert "entries: 7" in table and "ragloom-text/markdown" in table
+
+    typo = cli("cache", "clear", "--step", "ragloom-text/markdwn")
+    assert typo.returncode == 2 and "ragloom-text/markdown" in typo.stderr
+    cleared = cli("cache", "clear", "--step", "ragloom-text/markdown")
+    assert cleared.returncode == 0 and "removed 2 entries" in cleared.stdout
+    assert json.loads(cli("cache", "info", "--json").stdout)["entries"] == 5
+    third = cli("ingest", SAMPLE_DOCS, "-o", "three.jsonl")
+    assert "cache: 5 hits, 2 misses" in third.stdout
+    assert "removed 7 entries" in cli("cache", "clear").stdout
+    assert json.loads(cli("cache", "info", "--json").stdout)["entries"] == 0
+    missing = cli("cache", "info", "--cache", "nowhere.sqlite")
+    assert missing.returncode == 0 and "no cache at nowhere.sqlite" in missing.stdout
+    assert not (workdir / "nowhere.sqlite").exists()
+
+
+def test_configuration_errors_exit_2_without_traceback(cli, workdir: Path) -> None:
+    bad = workdir / "bad.toml"
+    bad.write_text('version = 1\n[[steps]]\nchunker = "recursiv"\n', encoding="utf-8")
+    proc = cli("ingest", SAMPLE_DOCS, "--config", bad, "--no-cache")
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "steps[0]" in proc.stderr and "did you mean 'recursive'" in proc.stderr
+    assert not (workdir / "ragloom-chunks.jsonl").exists()
+
+    query = cli("ingest", SAMPLE_DOCS, "--config", PIPELINES / "plan-rules.toml")
+    assert query.returncode == 2 and "query pipeline" in query.stderr
+
+    both = cli("ingest", SAMPLE_DOCS, "--config", PIPELINES / "ingest.toml", "--chunk-size", "9")
+    assert both.returncode == 2 and "--chunk-size" in both.stderr
+    size = cli("ingest", SAMPLE_DOCS, "--max-file-size", "lots")
+    assert size.returncode == 2 and "is not a size" in size.stderr
+    assert cli("ingest", "no/such/path").returncode == 2
+    assert cli("ingest", SAMPLE_DOCS, "--cache", "c.sqlite", "--no-cache").returncode == 2
+
+
+def test_output_is_replaced_atomically(cli, workdir: Path) -> None:
+    out = workdir / "chunks.jsonl"
+    out.write_text("previous run\n", encoding="utf-8")
+    bad = workdir / "bad.toml"
+    bad.write_text('version = 1\n[[steps]]\nchunker = "nope"\n', encoding="utf-8")
+    assert cli("ingest", SAMPLE_DOCS, "-o", out, "-c", bad).returncode == 2
+    assert out.read_text(encoding="utf-8") == "previous run\n"
+    assert cli("ingest", SAMPLE_DOCS / "plugins.rst", "-o", out, "--no-cache").returncode == 0
+    assert read_jsonl(out)[0]["parent"] == "plugins.rst"
+    assert sorted(p.name for p in workdir.iterdir()) == ["bad.toml", "chunks.jsonl"]
+
+
+def _make_corpus(root: Path, files: int, size: int) -> None:
+    words = (SAMPLE_DOCS / "release-notes.txt").read_text(encoding="utf-8")
+    body = (words * (size // len(words) + 1))[:size]
+    for i in range(files):
+        sub = root / f"part{i % 10}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"doc{i:05d}.txt").write_text(f"Document {i}\n\n{body}", encoding="utf-8")
+
+
+def test_ctrl_c_leaves_no_output_and_a_consistent_cache(cli, workdir: Path) -> None:
+    corpus = workdir / "corpus"
+    _make_corpus(corpus, files=300, size=20_000)  # 6 MB: a second or more of work
+    out = workdir / "chunks.jsonl"
+    env = dict(os.environ, RAGLOOM_DISABLE_PLUGINS="ragloom-docling",
+               RAGLOOM_PROGRESS_INTERVAL="0")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragloom.cli", "ingest", str(corpus), "-o", str(out),
+         "--cache", "cache.sqlite"],
+        cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stderr is not None
+    seen = ""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        seen += line
+        match = re.match(r"ragloom: (\d+)/300 documents", line)
+        if match and int(match.group(1)) >= 30 or not line:
+            break
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, seen + stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert not out.exists()
+    assert sorted(p.name for p in workdir.iterdir() if p.name.endswith(".tmp")) == []
+
+    info = cli("cache", "info", "--cache", "cache.sqlite", "--json")
+    assert info.returncode == 0
+    kept = json.loads(info.stdout)["entries"]
+    assert 0 < kept < 300
+
+    resumed = cli("ingest", corpus, "-o", out, "--cache", "cache.sqlite")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"cache: {kept} hits, {300 - kept} misses" in resumed.stdout
+    chunks = read_jsonl(out)
+    assert len({c["parent"] for c in chunks}) == 300
+    check_chunks_against_sources(chunks, corpus)
+
+
+def test_ragloom_script_on_path(tmp_path: Path) -> None:
+    script = shutil.which("ragloom")
+    if script is None:
+        pytest.skip("the ragloom console script is not on PATH")
+    out = tmp_path / "c.jsonl"
+    proc = subprocess.run(
+        [script, "ingest", str(SAMPLE_DOCS / "release-notes.txt"), "-o", str(out), "--no-cache",
+         "-q"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env=dict(os.environ, RAGLOOM_DISABLE_PLUGINS="ragloom-docling"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    check_chunks_against_sources(read_jsonl(out), SAMPLE_DOCS)
