@@ -98,6 +98,8 @@ def _item_id(item: Any) -> str:
         return ident
     if isinstance(item, str):
         return item if len(item) <= 80 else item[:77] + "..."
+    if isinstance(item, int | float | bool):
+        return repr(item)
     return item_key(item)[0]
 
 
@@ -326,20 +328,36 @@ class PipelineStep(Component, ABC, Generic[T]):
                 async for window in upstream:
                     stats.items_in += len(window)
                     out: list[T] = []
-                    for item in window:
-                        try:
-                            produced = await call(item) if is_async else call(item)
-                        except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
-                            await self._release_failure(
-                                item, _Failure(exc, 1), context, policy, stats
-                            )
-                            continue
-                        if produced is None:
-                            continue
-                        if isinstance(produced, list):
-                            out.extend(produced)
-                        else:
-                            out.append(produced)
+                    append = out.append
+                    failed: list[tuple[Any, BaseException]] = []
+                    if is_async:
+                        for item in window:
+                            try:
+                                produced = await call(item)
+                            except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
+                                failed.append((item, exc))
+                                continue
+                            if produced is None:
+                                continue
+                            if isinstance(produced, list):
+                                out.extend(produced)
+                            else:
+                                append(produced)
+                    else:
+                        for item in window:
+                            try:
+                                produced = call(item)
+                            except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
+                                failed.append((item, exc))
+                                continue
+                            if produced is None:
+                                continue
+                            if isinstance(produced, list):
+                                out.extend(produced)
+                            else:
+                                append(produced)
+                    for item, exc in failed:  # released in input order within the window
+                        await self._release_failure(item, _Failure(exc, 1), context, policy, stats)
                     stats.items_out += len(out)
                     if out:
                         yield out
@@ -598,13 +616,23 @@ class PipelineStep(Component, ABC, Generic[T]):
         """
         size = max(1, self.cache_window)
         hashes: dict[int, str] = {}
-        async for window in windows:
-            if len(window) <= size:
-                yield await self._cached_window(window, context, policy, cache, stats, hashes)
-                continue
-            for start in range(0, len(window), size):
-                part = window[start : start + size]
-                yield await self._cached_window(part, context, policy, cache, stats, hashes)
+        # Entries of finished items wait here and are written in batches (one transaction per
+        # batch, not per window), at least every _FLUSH_SECONDS, and when the step ends.
+        pending = _PendingWrites()
+        try:
+            async for window in windows:
+                parts = (
+                    [window]
+                    if len(window) <= size
+                    else [window[i : i + size] for i in range(0, len(window), size)]
+                )
+                for part in parts:
+                    yield await self._cached_window(
+                        part, context, policy, cache, stats, hashes, pending
+                    )
+                    pending.flush_if_due()
+        finally:
+            pending.flush()
 
     def _has_cached_children(self) -> bool:
         """Whether a step nested in this one sets a store of its own."""
@@ -624,6 +652,7 @@ class PipelineStep(Component, ABC, Generic[T]):
         cache: CacheStore | None,
         stats: StepStats,
         hashes: dict[int, str] | None = None,
+        pending: _PendingWrites | None = None,
     ) -> list[tuple[Any, Any]]:
         """Results for one window: hits replayed, the rest processed and their outputs written.
 
@@ -744,7 +773,7 @@ class PipelineStep(Component, ABC, Generic[T]):
                 done.extend(pairs)
         finally:
             await processed.aclose()
-        writes: dict[int, tuple[CacheStore, list[CacheEntry]]] = {}
+        writes = pending if pending is not None else _PendingWrites()
         for i, (item, result) in zip(todo, done, strict=True):
             results[i] = result
             key = keys[i]
@@ -764,13 +793,47 @@ class PipelineStep(Component, ABC, Generic[T]):
                     modes[i],
                 )
                 continue
-            group_w = writes.get(id(stores[i]))
-            if group_w is None:
-                group_w = writes[id(stores[i])] = (stores[i], [])
-            group_w[1].append(CacheEntry.build(key, owner.identity(), _item_id(item), result, item))
-        for store_w, entries in writes.values():
-            store_w.put_many(entries)
+            entry = CacheEntry.build(key, owner.identity(), _item_id(item), result, item)
+            writes.add(stores[i], entry)
+        if pending is None:
+            writes.flush()
         return list(zip(items, results, strict=True))
+
+
+#: Cache entries are written at least this often while a cached step runs (and at its end).
+_FLUSH_SECONDS = 1.0
+#: ...or as soon as this many entries are waiting.
+_FLUSH_ENTRIES = 1024
+
+
+class _PendingWrites:
+    """Finished items' cache entries not yet written, per store."""
+
+    __slots__ = ("count", "since", "stores")
+
+    def __init__(self) -> None:
+        self.stores: dict[int, tuple[Any, list[Any]]] = {}
+        self.count = 0
+        self.since = time.monotonic()
+
+    def add(self, store: Any, entry: Any) -> None:
+        group = self.stores.get(id(store))
+        if group is None:
+            group = self.stores[id(store)] = (store, [])
+        group[1].append(entry)
+        self.count += 1
+
+    def flush_if_due(self) -> None:
+        if self.count >= _FLUSH_ENTRIES or (
+            self.count and time.monotonic() - self.since >= _FLUSH_SECONDS
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        stores, self.stores, self.count = self.stores, {}, 0
+        self.since = time.monotonic()
+        for store, entries in stores.values():
+            store.put_many(entries)
 
 
 _RNG = random.Random()

@@ -1,0 +1,362 @@
+"""Engine overhead: items/s through three trivial steps, ragloom vs peers and hand loops.
+
+Peers (benchmark only):  pip install llama-index-core haystack-ai
+
+Run:  python benchmarks/bench_engine.py [--items 200000] [--haystack-items 10000] [--repeat 5]
+      python benchmarks/bench_engine.py --profile ragloom-async-c16   # cProfile one case
+
+Every case does the same work: each of three steps bumps a counter in the item's metadata dict
+and passes the item on; every output is checked (count, order, counter == 3). ragloom runs with
+an observer subscribed (events on), no cache, at concurrency 1 and 16, in three flavours:
+
+- sync: ``FunctionStep`` over a plain function (never awaits: runs inline at any concurrency);
+- async: ``PipelineStep`` subclasses whose ``transform`` is an async generator that awaits
+  nothing (at concurrency 16 they go through the worker pool);
+- asyncfn: ``FunctionStep`` over an ``async def`` function that awaits nothing.
+
+Floors: hand-written async loops doing the same work the same way: calling three functions,
+draining three async generators, or awaiting three coroutine functions per item.
+
+Peers: LlamaIndex ``IngestionPipeline`` with three ``TransformComponent``s (one call over the whole
+node list; with its default transformation cache and without it), Haystack ``Pipeline`` with
+three components (one ``run`` per item, its per-request mode; and one ``run`` over a list).
+Cases are measured in interleaved rounds and the best round of each is kept, so that load on a
+shared machine skews every case alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import gc
+import os
+import pstats
+import sys
+import time
+import warnings
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
+os.environ.setdefault("LLAMA_INDEX_CACHE_DIR", "/tmp/llama_index_cache")
+
+from ragloom import (  # noqa: E402
+    Event,
+    ExecutionContext,
+    FunctionStep,
+    IterableSource,
+    Pipeline,
+    PipelineStep,
+    Policy,
+)
+
+
+class Item:
+    """A minimal item: a metadata dict, like a node's or a document's."""
+
+    __slots__ = ("metadata",)
+
+    def __init__(self, i: int) -> None:
+        self.metadata = {"i": i, "n": 0}
+
+
+def bump(item: Any) -> Any:
+    item.metadata["n"] += 1
+    return item
+
+
+async def abump(item: Any) -> Any:
+    item.metadata["n"] += 1
+    return item
+
+
+async def agen_bump(item: Any) -> AsyncIterator[Any]:
+    item.metadata["n"] += 1
+    yield item
+
+
+def check(outputs: Any, n: int) -> None:
+    outputs = list(outputs)
+    if len(outputs) != n:
+        raise AssertionError(f"expected {n} outputs, got {len(outputs)}")
+    step = max(1, n // 97)
+    for k in range(0, n, step):
+        meta = outputs[k].metadata
+        if meta["i"] != k or meta["n"] != 3:
+            raise AssertionError(f"output {k} is wrong: {meta}")
+
+
+# -- ragloom -------------------------------------------------------------------------------
+
+
+class AsyncBump(PipelineStep[Any]):
+    """An async transform step that awaits nothing."""
+
+    output_model = None
+
+    async def transform(self, item: Any, context: ExecutionContext) -> AsyncIterator[Any]:
+        item.metadata["n"] += 1
+        yield item
+
+
+def ragloom_case(flavour: str, concurrency: int) -> Callable[[list[Any]], Any]:
+    def run(items: list[Any]) -> Any:
+        if flavour == "sync":
+            steps: list[PipelineStep[Any]] = [FunctionStep(bump, name=f"s{k}") for k in range(3)]
+        elif flavour == "asyncfn":
+            steps = [FunctionStep(abump, name=f"s{k}") for k in range(3)]
+        else:
+            steps = [AsyncBump(name=f"s{k}") for k in range(3)]
+        node: PipelineStep[Any] = IterableSource(items)
+        for step in steps:
+            node = step(node)
+        events: list[Event] = []
+        pipeline = Pipeline(node, policy=Policy(concurrency=concurrency), observers=[events.append])
+        result = asyncio.run(pipeline.run())
+        if not events or result.failed:
+            raise AssertionError("events were not observed, or items failed")
+        return result
+
+    return run
+
+
+# -- hand-written loops --------------------------------------------------------------------
+
+
+def hand_sync(items: list[Any]) -> Any:
+    async def main() -> list[Any]:
+        f1 = f2 = f3 = bump
+        return [f3(f2(f1(item))) for item in items]
+
+    return asyncio.run(main())
+
+
+def hand_agen(items: list[Any]) -> Any:
+    """The floor for async-generator steps: the same three generators, driven by hand."""
+
+    async def main() -> list[Any]:
+        out: list[Any] = []
+        for item in items:
+            for a in [x async for x in agen_bump(item)]:
+                for b in [x async for x in agen_bump(a)]:
+                    out.extend([x async for x in agen_bump(b)])
+        return out
+
+    return asyncio.run(main())
+
+
+def hand_async(items: list[Any]) -> Any:
+    async def main() -> list[Any]:
+        f1 = f2 = f3 = abump
+        out = []
+        for item in items:
+            out.append(await f3(await f2(await f1(item))))
+        return out
+
+    return asyncio.run(main())
+
+
+# -- LlamaIndex ----------------------------------------------------------------------------
+
+
+def llama_nodes(items: list[Any]) -> list[Any]:
+    from llama_index.core.schema import TextNode
+
+    return [TextNode(text="x", id_=str(it.metadata["i"]), metadata=it.metadata) for it in items]
+
+
+def llama_runner(cache: bool) -> Callable[[list[Any]], Any] | None:
+    try:
+        from llama_index.core.ingestion import IngestionPipeline
+        from llama_index.core.schema import TransformComponent
+    except ImportError:
+        return None
+
+    class Bump(TransformComponent):  # type: ignore[misc]
+        def __call__(self, nodes: Any, **kwargs: Any) -> Any:
+            for node in nodes:
+                node.metadata["n"] += 1
+            return nodes
+
+    def run(nodes: list[Any]) -> Any:
+        pipeline = IngestionPipeline(
+            transformations=[Bump(), Bump(), Bump()], disable_cache=not cache
+        )
+        return pipeline.run(nodes=nodes, show_progress=False)
+
+    return run
+
+
+# -- Haystack ------------------------------------------------------------------------------
+
+
+def haystack_pipeline(batch: bool) -> Any:
+    from haystack import Pipeline as HPipeline
+    from haystack import component
+
+    if batch:
+
+        @component
+        class BumpAll:
+            @component.output_types(items=list)
+            def run(self, items: list) -> dict[str, Any]:  # type: ignore[type-arg]
+                for item in items:
+                    item.metadata["n"] += 1
+                return {"items": items}
+
+        make: Any = BumpAll
+        socket = "items"
+    else:
+
+        @component
+        class BumpOne:
+            @component.output_types(item=Any)
+            def run(self, item: Any) -> dict[str, Any]:
+                item.metadata["n"] += 1
+                return {"item": item}
+
+        make = BumpOne
+        socket = "item"
+    pipe = HPipeline()
+    for name in ("a", "b", "c"):
+        pipe.add_component(name, make())
+    pipe.connect(f"a.{socket}", f"b.{socket}")
+    pipe.connect(f"b.{socket}", f"c.{socket}")
+    return pipe, socket
+
+
+def haystack_case(batch: bool) -> Callable[[list[Any]], Any] | None:
+    try:
+        import haystack  # noqa: F401
+    except ImportError:
+        return None
+
+    def run(items: list[Any]) -> Any:
+        pipe, socket = haystack_pipeline(batch)
+        if batch:
+            return pipe.run({"a": {socket: items}})["c"][socket]
+        return [pipe.run({"a": {socket: item}})["c"][socket] for item in items]
+
+    return run
+
+
+# -- driver --------------------------------------------------------------------------------
+
+
+def measure_once(
+    run: Callable[[list[Any]], Any], n: int, prepare: Callable[[list[Any]], Any]
+) -> float:
+    """items/s of one run (fresh items, built outside the timing; outputs checked)."""
+    items = prepare([Item(i) for i in range(n)])
+    gc.collect()
+    started = time.perf_counter()
+    outputs = run(items)
+    elapsed = time.perf_counter() - started
+    check(outputs, n)
+    return n / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=200_000)
+    parser.add_argument("--haystack-items", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--profile", metavar="CASE", help="cProfile one case and print the top")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+
+    same: Callable[[list[Any]], Any] = lambda items: items  # noqa: E731
+    cases: list[tuple[str, Callable[[list[Any]], Any] | None, int, Any]] = [
+        ("hand-loop-sync", hand_sync, args.items, same),
+        ("hand-loop-async", hand_async, args.items, same),
+        ("hand-loop-agen", hand_agen, args.items, same),
+        ("ragloom-sync-c1", ragloom_case("sync", 1), args.items, same),
+        ("ragloom-sync-c16", ragloom_case("sync", 16), args.items, same),
+        ("ragloom-async-c1", ragloom_case("async", 1), args.items, same),
+        ("ragloom-async-c16", ragloom_case("async", 16), args.items, same),
+        ("ragloom-asyncfn-c1", ragloom_case("asyncfn", 1), args.items, same),
+        ("ragloom-asyncfn-c16", ragloom_case("asyncfn", 16), args.items, same),
+        ("llamaindex-nocache", llama_runner(False), args.items, llama_nodes),
+        ("llamaindex-cache", llama_runner(True), args.items // 10, llama_nodes),
+        ("haystack-per-item", haystack_case(False), args.haystack_items, same),
+        ("haystack-one-run", haystack_case(True), args.items // 10, same),
+    ]
+
+    if args.profile:
+        name, run, n, prepare = next(c for c in cases if c[0] == args.profile)
+        assert run is not None
+        items = prepare([Item(i) for i in range(n)])
+        profiler = cProfile.Profile()
+        profiler.enable()
+        check(run(items), n)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        return
+
+    # Rounds over all cases (best of each), so a burst of load on a shared machine hits every
+    # case alike rather than skewing the ratios.
+    results: dict[str, tuple[float, int]] = {}
+    for name, run, _n, _prepare in cases:
+        if run is None:
+            print(f"{name}: skipped (not installed)", file=sys.stderr)
+    for _ in range(args.repeat):
+        for name, run, n, prepare in cases:
+            if run is not None:
+                rate = measure_once(run, n, prepare)
+                results[name] = (max(rate, results.get(name, (0.0, n))[0]), n)
+
+    report(results, args.repeat)
+
+
+FLOORS = {
+    "ragloom-sync": "hand-loop-sync",
+    "ragloom-async": "hand-loop-agen",
+    "ragloom-asyncfn": "hand-loop-async",
+}
+
+
+def floor_of(name: str) -> str:
+    """The hand loop doing the same work the same way (sync calls, generators, coroutines)."""
+    if name.startswith("hand-loop"):
+        return name
+    return FLOORS.get(name.rsplit("-", 1)[0], "hand-loop-sync")
+
+
+def report(results: dict[str, tuple[float, int]], repeat: int) -> None:
+    peers = {k: v for k, v in results.items() if k.startswith(("llamaindex", "haystack"))}
+    best_peer = max(peers.items(), key=lambda kv: kv[1][0], default=None)
+    print(f"python {sys.version.split()[0]}, best of {repeat} runs, events on for ragloom")
+    header = (
+        f"{'case':<20} {'items':>8} {'items/s':>12} {'vs its floor':>13} "
+        f"{'vs LlamaIndex':>14} {'vs Haystack/item':>17}"
+    )
+    print(header)
+    print("-" * len(header))
+    llama = results.get("llamaindex-nocache", (0.0, 0))[0]
+    hay = results.get("haystack-per-item", (0.0, 0))[0]
+    for name, (rate, n) in results.items():
+        floor = results.get(floor_of(name), (0.0, 0))[0]
+        cols = [f"{rate / floor:12.2f}x" if floor else f"{'-':>13}"]
+        cols.append(f"{rate / llama:13.2f}x" if llama else f"{'-':>14}")
+        cols.append(f"{rate / hay:16.2f}x" if hay else f"{'-':>17}")
+        print(f"{name:<20} {n:>8} {rate:>12,.0f} " + " ".join(cols))
+    print("(floor: hand-loop-sync for sync steps, -agen for async-generator steps, -async for")
+    print(" async def functions; peers are compared with hand-loop-sync)")
+    print()
+    for name in ("ragloom-sync-c1", "ragloom-async-c1", "ragloom-asyncfn-c1"):
+        floor_name = floor_of(name)
+        if name in results and floor_name in results:
+            ratio = results[name][0] / results[floor_name][0]
+            verdict = "ok" if ratio >= 0.5 else "MISSED"
+            print(f"target {name} >= 0.5 x {floor_name}: {ratio:.2f} ({verdict})")
+    if best_peer is not None:
+        peer_name, (peer_rate, _n) = best_peer
+        for name in sorted(k for k in results if k.startswith("ragloom")):
+            ratio = results[name][0] / peer_rate
+            verdict = "ok" if ratio > 1 else "MISSED"
+            print(f"target {name} ahead of every peer: {ratio:.2f} x {peer_name} ({verdict})")
+
+
+if __name__ == "__main__":
+    main()
