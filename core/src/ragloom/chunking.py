@@ -135,14 +135,15 @@ class Chunker(PipelineStep[Document]):
         parent_id = parent.id
         chunks: list[Document] = []
         search_from = 0
-        construct = Document.model_construct
+        build = Document.model_construct
+        n = len(content)
         for index, piece in enumerate(pieces):
             meta: Mapping[str, Any] | None = None
             start: int | None
             end: int | None
             if type(piece) is ChunkSpan:
                 start, end, meta = piece.start, piece.end, piece.metadata
-                if not 0 <= start <= end <= len(content):
+                if not 0 <= start <= end <= n:
                     raise RagloomError(
                         f"{self.name} produced span [{start}, {end}) outside document "
                         f"{parent_id!r} of length {len(content)}"
@@ -150,6 +151,10 @@ class Chunker(PipelineStep[Document]):
                 text = content[start:end]
             elif type(piece) is ChunkText:
                 text, meta, start, end = piece.text, piece.metadata, None, None
+                if not isinstance(text, str):
+                    raise ComponentTypeError(
+                        f"{self.name} produced ChunkText with {type(text).__name__} text"
+                    )
             else:
                 if isinstance(piece, tuple):
                     text, meta = piece
@@ -170,7 +175,7 @@ class Chunker(PipelineStep[Document]):
             if start is not None:
                 search_from = start + 1
             chunks.append(
-                construct(
+                build(
                     id=f"{parent_id}#{index}",
                     content=text,
                     content_format=fmt,

@@ -200,7 +200,12 @@ class Pipeline(Generic[T]):
         """``run()`` from synchronous code (starts an event loop with anyio)."""
         import anyio
 
-        async def main() -> RunResult[T]:
-            return await self.run(inputs)
+        box: list[RunResult[T]] = []
 
-        return anyio.run(main)
+        async def main() -> None:
+            # Returning nothing from the main task: asyncio reprs a finished main task (and so
+            # its result) when the loop closes.
+            box.append(await self.run(inputs))
+
+        anyio.run(main)
+        return box[0]

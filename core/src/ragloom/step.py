@@ -356,8 +356,10 @@ class PipelineStep(Component, ABC, Generic[T]):
                                 out.extend(produced)
                             else:
                                 append(produced)
-                    for item, exc in failed:  # released in input order within the window
-                        await self._release_failure(item, _Failure(exc, 1), context, policy, stats)
+                    for item, error in failed:  # released in input order within the window
+                        await self._release_failure(
+                            item, _Failure(error, 1), context, policy, stats
+                        )
                     stats.items_out += len(out)
                     if out:
                         yield out

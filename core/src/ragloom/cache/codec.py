@@ -148,30 +148,17 @@ def _bad(where: str, why: str) -> CacheCorruptError:
 
 
 def _rebuild(parent: Document, position: int, element: list[Any], where: str) -> Document:
+    """A derived chunk with overrides (``[start, end, {...}]``); anything else is an error.
+
+    Plain ``[start, end]`` chunks never get here: :func:`_decode_mixed` builds them inline.
+    """
     if not 2 <= len(element) <= 3:
         raise _bad(where, f"output {position} has {len(element)} fields, expected 2 or 3")
     start, end = element[0], element[1]
     content = parent.content
-    if (
-        type(start) is not int
-        or type(end) is not int
-        or not 0 <= start <= end <= len(content)
-    ):
+    if type(start) is not int or type(end) is not int or not 0 <= start <= end <= len(content):
         raise _bad(where, f"output {position} has span {start!r}..{end!r} outside the input")
-    if len(element) == 2:
-        return _construct(
-            {
-                "id": f"{parent.id}#{position}",
-                "content": content[start:end],
-                "content_format": parent.content_format,
-                "metadata": dict(parent.metadata),
-                "parent_id": parent.id,
-                "index": position,
-                "start": start,
-                "end": end,
-            }
-        )
-    overrides = element[2]
+    overrides = element[2] if len(element) == 3 else None
     if type(overrides) is not dict or not overrides.keys() <= _OVERRIDABLE:
         raise _bad(where, f"output {position} has unreadable overrides {overrides!r:.80}")
     index = overrides.get("index", position)

@@ -6,7 +6,8 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib.metadata import Distribution, EntryPoint, EntryPoints, entry_points
+from importlib.metadata import Distribution, EntryPoint, entry_points
+from typing import Any
 
 __all__ = [
     "GROUPS",
@@ -139,7 +140,7 @@ def _core_requirement(dist: Distribution) -> str | None:
     return None
 
 
-def iter_providers(eps: EntryPoints | None = None) -> Iterable[Provider]:
+def iter_providers(eps: Any = None) -> Iterable[Provider]:
     """Every component entry point of every installed distribution, deduplicated.
 
     An identical duplicate (same distribution, name and target, as editable installs can
@@ -165,7 +166,7 @@ def iter_providers(eps: EntryPoints | None = None) -> Iterable[Provider]:
             )
 
 
-def iter_hook_modules(eps: EntryPoints | None = None) -> Iterable[tuple[str, str, EntryPoint]]:
+def iter_hook_modules(eps: Any = None) -> Iterable[tuple[str, str, EntryPoint]]:
     seen: set[tuple[str, str]] = set()
     eps = eps if eps is not None else entry_points()
     for ep in eps.select(group=HOOK_GROUP):

@@ -313,7 +313,7 @@ class Registry:
                         return kind, label
                     if p.value.rsplit(":", 1)[-1].rsplit(".", 1)[-1] == cls.__name__:
                         maybe.append((kind, label, p))
-        for kind, label, p in maybe:  # re-exported: compare the loaded object itself
+        for kind, label, _p in maybe:  # re-exported: compare the loaded object itself
             try:
                 if self.resolve(kind, label) is cls:
                     return kind, label

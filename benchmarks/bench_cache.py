@@ -1,0 +1,322 @@
+"""Cold vs warm (fully cached) ingestion: ragloom's SQLite cache against LlamaIndex's cache.
+
+    pip install -e core -e plugins/text llama-index-core
+    python benchmarks/bench_cache.py [--mb 20] [--repeat 3] [--skip-llama] [--skip-edit]
+
+Corpus: ``tests/support/corpus.py`` (real text already on the machine: package descriptions,
+documentation files, stdlib sources), at least ``--mb`` MB of UTF-8.
+
+Three set-ups, each timed cold (empty cache: transform and write everything), warm (every
+document replayed from the cache) and warm with one document edited:
+
+- ``ragloom/recursive``: ragloom-text's ``RecursiveCharacterTextSplitter(chunk_size=1000)``
+  (a paragraph packer if ragloom-text is not installed) behind an ``SQLiteCacheStore`` file;
+  also run without a cache, for the cost of the cache itself.
+- ``ragloom/sentence``: LlamaIndex's own ``SentenceSplitter(chunk_size=256)`` wrapped as a
+  ragloom ``Chunker`` behind an ``SQLiteCacheStore``: the same transformation as the peer, so
+  the two caches are compared on equal work.
+- ``llamaindex``: ``IngestionPipeline([SentenceSplitter(chunk_size=256)],
+  cache=IngestionCache())``. *warm* reuses the pipeline object (its in-memory cache, its best
+  case); *warm, from disk* is ``persist()`` then ``load()`` into a new pipeline, then run (what
+  a new process does, as ragloom reopens its file on every run here).
+
+Every run gets freshly built input documents (outside the timed region), so no hash cached on
+a document by an earlier run is reused; outputs are dropped before the next run. Each time is
+the best of ``--repeat`` runs (a single run for the slow cold LlamaIndex-splitter runs). Wall
+time and process CPU time are both shown: on a shared machine CPU time is the steadier one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "support"))
+
+import anyio  # noqa: E402
+from corpus import build_corpus, corpus_bytes  # noqa: E402
+from ragloom import (  # noqa: E402
+    Chunker,
+    ChunkSpan,
+    ChunkText,
+    Document,
+    Pipeline,
+    SQLiteCacheStore,
+)
+
+Row = tuple[float, float, int]  # wall seconds, cpu seconds, chunks
+
+
+class ParagraphPacker(Chunker):
+    """Fallback when ragloom-text is not installed: packs paragraphs up to ``chunk_size``."""
+
+    step_id = "bench/paragraph-packer"
+
+    def __init__(self, chunk_size: int = 1000) -> None:
+        super().__init__()
+        self.chunk_size = chunk_size
+
+    def config(self) -> dict[str, Any]:
+        return {"chunk_size": self.chunk_size}
+
+    def split(self, document: Document) -> list[ChunkSpan]:
+        text, size = document.content, self.chunk_size
+        spans, start = [], 0
+        while start < len(text):
+            end = min(len(text), start + size)
+            if end < len(text):
+                cut = text.rfind("\n\n", start, end)
+                if cut > start:
+                    end = cut + 2
+            spans.append(ChunkSpan(start, end))
+            start = end
+        return spans
+
+
+class LlamaSentenceChunker(Chunker):
+    """LlamaIndex's ``SentenceSplitter`` as a ragloom chunker (exact spans where it can)."""
+
+    step_id = "bench/llama-sentence-splitter"
+
+    def __init__(self, chunk_size: int = 256) -> None:
+        from llama_index.core.node_parser import SentenceSplitter
+
+        super().__init__()
+        self.chunk_size = chunk_size
+        self._splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=0)
+
+    def config(self) -> dict[str, Any]:
+        return {"chunk_size": self.chunk_size}
+
+    def split(self, document: Document) -> list[ChunkSpan | ChunkText]:
+        content, pos, pieces = document.content, 0, []
+        for text in self._splitter.split_text(content):
+            at = content.find(text, pos)
+            if at < 0:  # the splitter rewrote whitespace: keep its text as is
+                pieces.append(ChunkText(text, {"rewritten": True}))
+                continue
+            pieces.append(ChunkSpan(at, at + len(text)))
+            pos = at + len(text)
+        return pieces
+
+
+def fast_chunker() -> tuple[str, Callable[[], Chunker]]:
+    """ragloom-text's recursive splitter when it imports, else the paragraph packer."""
+    try:
+        from ragloom_text import RecursiveCharacterTextSplitter
+    except ImportError as exc:
+        print(f"ragloom-text unavailable ({exc}); using ParagraphPacker")
+        return "ParagraphPacker(1000)", ParagraphPacker
+    return "RecursiveCharacterTextSplitter(1000)", lambda: RecursiveCharacterTextSplitter(
+        chunk_size=1000
+    )
+
+
+def _run(pipeline: Pipeline[Any], inputs: list[Any]) -> Any:
+    box: list[Any] = []
+
+    async def main() -> None:  # returns nothing: see the note in the report on run_sync
+        box.append(await pipeline.run(inputs))
+
+    anyio.run(main)
+    return box[0]
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
+
+
+def _digest(outputs: Any) -> str:
+    h = hashlib.sha256()
+    for out in outputs:
+        h.update(out.model_dump_json().encode())
+    return h.hexdigest()
+
+
+def _ragloom_docs(corpus: list[tuple[str, str, str]], edit: bool = False) -> list[Document]:
+    docs = [Document(id=name, content=text, content_format=fmt) for name, fmt, text in corpus]
+    if edit:
+        middle = len(docs) // 2
+        docs[middle] = Document(id=docs[middle].id, content="an edited document")
+    return docs
+
+
+def bench_ragloom(
+    corpus: list[tuple[str, str, str]],
+    chunker: Callable[[], Chunker],
+    path: Path,
+    *,
+    repeat: int,
+    cold_runs: int,
+    edit: bool,
+    uncached: bool,
+) -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    digests: set[str] = set()
+
+    def measure(run: str, runs: int, cache: str, edited: bool = False) -> None:
+        best_wall, best_cpu, chunks = float("inf"), float("inf"), 0
+        for _ in range(runs):
+            if cache == "cold" and path.exists():
+                path.unlink()
+            docs = _ragloom_docs(corpus, edited)
+
+            def once(docs: list[Document] = docs) -> Any:
+                if cache == "none":
+                    return _run(Pipeline(chunker(), cache=False), docs)
+                with SQLiteCacheStore(path) as store:  # opening the file is part of a run
+                    return _run(Pipeline(chunker(), cache=store), docs)
+
+            wall, cpu, out = _timed(once)
+            best_wall, best_cpu, chunks = min(best_wall, wall), min(best_cpu, cpu), len(out)
+            n = len(docs)
+            expected = {"none": (0, 0), "cold": (0, n), "warm": (n - edited, int(edited))}
+            assert (out.cache_hits, out.cache_misses) == expected[cache], (run, cache)
+            assert not out.failed, out.failed[:3]
+            if not edited:
+                digests.add(_digest(out))
+            del out, docs  # the next run's garbage collector walks the same heap
+        rows[run] = (best_wall, best_cpu, chunks)
+
+    if uncached:
+        measure("no cache", repeat, "none")
+    measure("cold", cold_runs, "cold")
+    measure("warm", repeat, "warm")
+    if edit:
+        measure("warm, 1 edited", 1, "warm", edited=True)
+    assert len(digests) == 1, "cached output differs from uncached output"
+    return rows
+
+
+def bench_llama(
+    corpus: list[tuple[str, str, str]], repeat: int, workdir: Path, edit: bool
+) -> dict[str, Row]:
+    from llama_index.core import Document as LlamaDocument
+    from llama_index.core.ingestion import IngestionCache, IngestionPipeline
+    from llama_index.core.node_parser import SentenceSplitter
+
+    def docs(edited: bool = False) -> list[Any]:
+        out = [LlamaDocument(text=text, id_=name) for name, _fmt, text in corpus]
+        if edited:
+            middle = len(out) // 2
+            out[middle] = LlamaDocument(text="an edited document", id_=corpus[middle][0])
+        return out
+
+    def pipeline() -> Any:
+        return IngestionPipeline(
+            transformations=[SentenceSplitter(chunk_size=256, chunk_overlap=0)],
+            cache=IngestionCache(),
+        )
+
+    rows: dict[str, Row] = {}
+    pipe = pipeline()
+    inputs = docs()
+    wall, cpu, nodes = _timed(lambda: pipe.run(documents=inputs))
+    rows["cold"] = (wall, cpu, len(nodes))
+    del nodes, inputs
+
+    def best_of(run: str, fn: Callable[[list[Any]], Any]) -> None:
+        best_wall, best_cpu, count = float("inf"), float("inf"), 0
+        for _ in range(repeat):
+            inputs = docs()
+            wall, cpu, nodes = _timed(lambda inputs=inputs: fn(inputs))
+            best_wall, best_cpu, count = min(best_wall, wall), min(best_cpu, cpu), len(nodes)
+            del nodes, inputs
+        rows[run] = (best_wall, best_cpu, count)
+
+    best_of("warm", lambda inputs: pipe.run(documents=inputs))
+    persist_dir = workdir / "llama"
+    pipe.persist(str(persist_dir))
+
+    def from_disk(inputs: list[Any]) -> Any:
+        fresh = pipeline()
+        fresh.load(str(persist_dir))
+        return fresh.run(documents=inputs)
+
+    best_of("warm, from disk", from_disk)
+    if edit:
+        inputs = docs(edited=True)
+        wall, cpu, nodes = _timed(lambda: pipe.run(documents=inputs))
+        rows["warm, 1 edited"] = (wall, cpu, len(nodes))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mb", type=float, default=20.0, help="corpus size in MB (min)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-llama", action="store_true", help="ragloom/recursive only")
+    parser.add_argument("--skip-edit", action="store_true", help="no 1-edited runs")
+    args = parser.parse_args()
+
+    corpus = build_corpus(int(args.mb * 1_000_000))
+    mb = corpus_bytes(corpus) / 1e6
+    label, fast = fast_chunker()
+    print(f"corpus: {len(corpus)} documents, {mb:.1f} MB; ragloom/recursive = {label}")
+    workdir = Path(tempfile.mkdtemp(prefix="bench-cache-"))
+    results: dict[str, dict[str, Row]] = {}
+    sizes: dict[str, float] = {}
+    try:
+        path = workdir / "recursive.db"
+        results["ragloom/recursive"] = bench_ragloom(
+            corpus, fast, path, repeat=args.repeat, cold_runs=max(1, args.repeat - 1),
+            edit=not args.skip_edit, uncached=True,
+        )
+        sizes["ragloom/recursive"] = path.stat().st_size / 1e6
+        if not args.skip_llama:
+            path = workdir / "sentence.db"
+            results["ragloom/sentence"] = bench_ragloom(
+                corpus, LlamaSentenceChunker, path, repeat=args.repeat, cold_runs=1,
+                edit=not args.skip_edit, uncached=False,
+            )
+            sizes["ragloom/sentence"] = path.stat().st_size / 1e6
+            results["llamaindex"] = bench_llama(
+                corpus, args.repeat, workdir, edit=not args.skip_edit
+            )
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    print(
+        f"\n{'set-up':<18} {'run':<16} {'wall s':>8} {'cpu s':>8} {'MB/s':>8} "
+        f"{'chunks':>7} {'cold/this':>10}"
+    )
+    for system, rows in results.items():
+        cold_cpu = rows["cold"][1]
+        for run, (wall, cpu, chunks) in rows.items():
+            ratio = f"{cold_cpu / cpu:.1f}x" if run != "cold" else ""
+            print(
+                f"{system:<18} {run:<16} {wall:>8.3f} {cpu:>8.3f} {mb / wall:>8.1f} "
+                f"{chunks:>7} {ratio:>10}"
+            )
+    print("(cold/this: cold CPU time over this run's CPU time)")
+    for system, size in sizes.items():
+        print(f"{system} cache file: {size:.1f} MB for {mb:.1f} MB of input")
+    print()
+    for system, rows in results.items():
+        wall = rows["cold"][0] / rows["warm"][0]
+        cpu = rows["cold"][1] / rows["warm"][1]
+        print(f"{system}: warm is {wall:.1f}x faster than cold (wall), {cpu:.1f}x (cpu)")
+    if "llamaindex" in results:
+        ours = results["ragloom/sentence"]["warm"]
+        for run in ("warm", "warm, from disk"):
+            theirs = results["llamaindex"][run]
+            print(
+                f"ragloom/sentence warm vs llamaindex {run}: {theirs[0] / ours[0]:.1f}x "
+                f"faster (wall), {theirs[1] / ours[1]:.1f}x (cpu)"
+            )
+
+
+if __name__ == "__main__":
+    main()

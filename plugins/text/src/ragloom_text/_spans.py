@@ -1,0 +1,376 @@
+"""Greedy packing of boundary levels into exact chunk spans, and the recursive splitter.
+
+``pack`` is the engine every chunker of this package shares. Given levels ordered from the most
+to the least preferred kind of boundary, it cuts each chunk at the *farthest* boundary of the
+*most preferred* level that keeps the chunk within ``chunk_size``:
+
+- chunk ``[s, e)`` ends at ``e = max{b in level L : lo < b <= limit}`` for the first level ``L``
+  that has such a boundary (``lo`` is ``s``, or the previous chunk's end when overlapping);
+- when no level has one, ``[s, e)`` is a single atom that cannot be split: it ends at the next
+  boundary of any level (or the end of the text) and is flagged oversized;
+- with ``chunk_overlap > 0`` the next chunk starts at the earliest separator boundary (any
+  non-character level) within the last ``chunk_overlap`` units of the previous chunk, or does
+  not overlap when there is none (character boundaries serve only when no other level exists);
+  it must end past the previous chunk's end, and if that is impossible within the limit, that
+  chunk does not overlap.
+
+For character counting (``length=None``) the limit is offset arithmetic (``s + chunk_size``) and
+each chunk costs a few C-level ``rfind``/``bisect`` calls. A custom length function is measured
+on candidate slices: a doubling probe bounds the reach, then a galloping search over each level's
+boundaries finds the farthest fit (exact when the function is monotone in the slice; a chunk is
+only ever accepted after its length was measured within the limit).
+
+Nothing here imports ragloom.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
+
+from ragloom_text._levels import Level, chars, literal, points, regex_points
+
+__all__ = ["Span", "pack", "recursive_spans", "separator_levels"]
+
+Span = tuple[int, int, bool]
+"""``(start, end, oversized)``: an exact ``[start, end)`` slice of the text."""
+
+LengthFunction = Callable[[str], int]
+
+
+def pack(
+    text: str,
+    levels: Sequence[Level],
+    chunk_size: int,
+    chunk_overlap: int = 0,
+    length: LengthFunction | None = None,
+    *,
+    overlap_levels: Sequence[Level] | None = None,
+) -> list[Span]:
+    """Cut ``text`` into spans using ``levels`` (most preferred first); see the module doc.
+
+    ``overlap_levels`` may name a subset of the separator levels whose union equals the union
+    of all of them (e.g. line ends cover paragraph ends): the overlap search then asks fewer
+    levels for the same answer.
+    """
+    if not text:
+        return []
+    word_levels, char_levels = _overlap_levels(levels)
+    if overlap_levels is not None and word_levels:
+        word_levels = list(overlap_levels)
+    if length is None:
+        return _pack_chars(text, levels, chunk_size, chunk_overlap, word_levels, char_levels)
+    levels = [plain for lv in levels for plain in lv.ranks()]
+    return _pack_measured(text, levels, chunk_size, chunk_overlap, length, word_levels, char_levels)
+
+
+def _overlap_levels(levels: Sequence[Level]) -> tuple[list[Level], list[Level]]:
+    """Levels an overlap may start at: separators; characters only when nothing else exists.
+
+    Starting an overlap in the middle of a word would repeat a fragment, which helps no
+    reader, so a chunk that has no separator boundary in its tail simply does not overlap.
+    """
+    word_levels = [lv for lv in levels if not lv.is_char]
+    char_levels = [] if word_levels else [lv for lv in levels if lv.is_char]
+    return word_levels, char_levels
+
+
+def _pack_chars(
+    text: str,
+    levels: Sequence[Level],
+    size: int,
+    overlap: int,
+    word_levels: Sequence[Level],
+    char_levels: Sequence[Level],
+) -> list[Span]:
+    n = len(text)
+    out: list[Span] = []
+    append = out.append
+    s = lo = 0
+    while True:
+        hi = s + size
+        if hi >= n:
+            append((s, n, False))
+            return out
+        e = -1
+        for lv in levels:
+            e = lv.last_in(lo, hi)
+            if e >= 0:
+                break
+        if e < 0:
+            if s < lo:  # the overlap left no room for new text: start this chunk unoverlapped
+                s = lo
+                continue
+            e = n
+            for lv in levels:
+                b = lv.first_after(hi)
+                if 0 <= b < e:
+                    e = b
+            append((s, e, True))
+        else:
+            append((s, e, False))
+        if e >= n:
+            return out
+        nxt = e
+        if overlap:
+            start = e - overlap
+            if start <= s:
+                start = s + 1
+            if start < e:
+                for lv in word_levels:
+                    b = lv.first_in(start, nxt)
+                    if b >= 0:
+                        nxt = b
+                if nxt == e:
+                    for lv in char_levels:
+                        b = lv.first_in(start, nxt)
+                        if b >= 0:
+                            nxt = b
+        s, lo = nxt, e
+
+
+class _Candidates:
+    """The boundaries of one level after ``lo`` (plus the text's end), indexable."""
+
+    __slots__ = ("_inner", "bl", "count", "i0", "lo", "n", "stop")
+
+    def __init__(self, level: Level, lo: int, stop: int, n: int) -> None:
+        """Candidates ``b`` with ``lo < b < stop``, then ``n`` itself when ``n < stop``."""
+        self.lo, self.n, self.stop = lo, n, stop
+        if level.char and not level.mask_starts:
+            self.bl: list[int] | None = None
+            self.i0 = 0
+            inner = min(stop, n) - lo - 1
+            self.count = max(inner, 0) + (1 if n < stop else 0)
+            self._inner = max(inner, 0)
+        else:
+            self.bl = level.boundaries()
+            self.i0 = bisect_right(self.bl, lo)
+            inner = bisect_left(self.bl, min(stop, n)) - self.i0
+            self.count = max(inner, 0) + (1 if n < stop else 0)
+            self._inner = max(inner, 0)
+
+    def __getitem__(self, k: int) -> int:
+        if self.bl is None:
+            b = self.lo + 1 + k
+            return b if b < self.n else self.n
+        if k < self._inner:
+            return self.bl[self.i0 + k]
+        return self.n
+
+
+def _farthest_fit(cands: _Candidates, fits: Callable[[int], bool]) -> int:
+    """The farthest candidate that fits, by galloping then bisecting; -1 if the first fails."""
+    m = cands.count
+    if m == 0 or not fits(cands[0]):
+        return -1
+    good, step = 0, 1
+    bad = m
+    while good + 1 < m:
+        k = min(good + step, m - 1)
+        if fits(cands[k]):
+            good = k
+            step *= 2
+        else:
+            bad = k
+            break
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if fits(cands[mid]):
+            good = mid
+        else:
+            bad = mid
+    return cands[good]
+
+
+def _pack_measured(
+    text: str,
+    levels: Sequence[Level],
+    size: int,
+    overlap: int,
+    length: LengthFunction,
+    word_levels: Sequence[Level],
+    char_levels: Sequence[Level],
+) -> list[Span]:
+    n = len(text)
+    out: list[Span] = []
+    s = lo = 0
+    while True:
+        start = s
+
+        def fits(b: int, start: int = start) -> bool:
+            return length(text[start:b]) <= size
+
+        # Bound the search: the first probed prefix that is too long ends every candidate.
+        stop = n + 1
+        width = max(size, 16)
+        while s + width < n:
+            if not fits(s + width):
+                stop = s + width
+                break
+            width *= 2
+        e = -1
+        for lv in levels:
+            e = _farthest_fit(_Candidates(lv, lo, stop, n), fits)
+            if e >= 0:
+                break
+        if e < 0:
+            if s < lo:
+                s = lo
+                continue
+            e = n
+            for lv in levels:
+                b = lv.first_after(lo)
+                if 0 <= b < e:
+                    e = b
+            out.append((s, e, not fits(e)))
+        else:
+            out.append((s, e, False))
+        if e >= n:
+            return out
+        nxt = e
+        if overlap:
+            nxt = _overlap_start(text, word_levels, char_levels, s, e, overlap, length)
+        s, lo = nxt, e
+
+
+def _overlap_start(
+    text: str,
+    word_levels: Sequence[Level],
+    char_levels: Sequence[Level],
+    s: int,
+    e: int,
+    overlap: int,
+    length: LengthFunction,
+) -> int:
+    """The earliest boundary in ``(s, e)`` whose tail ``text[b:e]`` is within ``overlap``."""
+
+    def tail_fits(b: int) -> bool:
+        return length(text[b:e]) <= overlap
+
+    for group in (word_levels, char_levels):
+        if not group:
+            continue
+        if group is char_levels:
+            # character boundaries: every offset in (s, e) that its level allows
+            cands = sorted({b for lv in group for b in _range_of(lv, s, e)})
+        else:
+            merged: set[int] = set()
+            for lv in group:
+                bl = lv.boundaries()
+                merged.update(bl[bisect_right(bl, s) : bisect_left(bl, e)])
+            cands = sorted(merged)
+        # tail length shrinks as b grows: find the first candidate whose tail fits
+        lo_i, hi_i = 0, len(cands)
+        while lo_i < hi_i:
+            mid = (lo_i + hi_i) // 2
+            if tail_fits(cands[mid]):
+                hi_i = mid
+            else:
+                lo_i = mid + 1
+        if lo_i < len(cands):
+            return cands[lo_i]
+    return e
+
+
+def _range_of(level: Level, s: int, e: int) -> list[int]:
+    if level.char and not level.mask_starts:
+        return list(range(s + 1, e))
+    bl = level.boundaries()
+    return bl[bisect_right(bl, s) : bisect_left(bl, e)]
+
+
+def separator_levels(
+    text: str, separators: Sequence[str], *, is_separator_regex: bool = False
+) -> list[Level]:
+    """One level per separator, most preferred first; ``""`` is the character level."""
+    levels: list[Level] = []
+    for sep in separators:
+        if sep == "":
+            levels.append(chars(text))
+        elif is_separator_regex:
+            levels.append(points(text, regex_points(text, re.compile(sep))))
+        else:
+            levels.append(literal(text, sep))
+    return levels
+
+
+def _pack_literals(text: str, separators: Sequence[str], size: int, overlap: int) -> list[Span]:
+    """``_pack_chars`` specialised to literal separators: the same spans, inlined ``rfind``.
+
+    For the overlap search a separator that ends with another listed separator adds nothing
+    (its boundaries are a subset of the other's), so only the minimal ones are searched.
+    """
+    n = len(text)
+    seps = [(sep, len(sep)) for sep in separators]
+    words = [(sep, k) for sep, k in seps if k]
+    tail = [(a, k) for a, k in words if not any(b != a and a.endswith(b) for b, _ in words)]
+    char_overlap = not words
+    rfind, find = text.rfind, text.find
+    out: list[Span] = []
+    append = out.append
+    s = lo = 0
+    while True:
+        hi = s + size
+        if hi >= n:
+            append((s, n, False))
+            return out
+        e = -1
+        for sep, k in seps:
+            if k:
+                a = lo - k + 1
+                m = rfind(sep, a if a > 0 else 0, hi)
+                if m >= 0:
+                    e = m + k
+                    break
+            else:  # the character level: hi < n and hi > lo
+                e = hi
+                break
+        if e < 0:
+            if s < lo:
+                s = lo
+                continue
+            e = n
+            for sep, k in words:
+                a = hi - k + 1
+                m = find(sep, a if a > 0 else 0, n - 1)
+                if m >= 0 and m + k < e:
+                    e = m + k
+            append((s, e, True))
+        else:
+            append((s, e, False))
+        if e >= n:
+            return out
+        nxt = e
+        if overlap:
+            start = e - overlap
+            if start <= s:
+                start = s + 1
+            if start < e:
+                for sep, k in tail:
+                    a = start - k
+                    m = find(sep, a if a > 0 else 0, nxt - 1)
+                    if m >= 0:
+                        nxt = m + k
+                if char_overlap:
+                    nxt = start
+        s, lo = nxt, e
+
+
+def recursive_spans(
+    text: str,
+    chunk_size: int,
+    chunk_overlap: int = 0,
+    separators: Sequence[str] = ("\n\n", "\n", " ", ""),
+    *,
+    is_separator_regex: bool = False,
+    length: LengthFunction | None = None,
+) -> list[Span]:
+    """Recursive-character splitting: prefer the earliest separator that yields a cut."""
+    if not text:
+        return []
+    if length is None and not is_separator_regex:
+        return _pack_literals(text, separators, chunk_size, chunk_overlap)
+    levels = separator_levels(text, separators, is_separator_regex=is_separator_regex)
+    return pack(text, levels, chunk_size, chunk_overlap, length)

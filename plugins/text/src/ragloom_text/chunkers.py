@@ -1,0 +1,234 @@
+"""The ragloom chunkers of this package: thin ``Chunker`` subclasses over the pure splitters.
+
+Every chunker yields exact :class:`ragloom.ChunkSpan` pieces, so a chunk's text is
+``parent.content[start:end]`` with no searching. With ``chunk_overlap=0`` the spans tile the
+document; no chunk exceeds ``chunk_size`` (in the units of the length function) except a single
+atom that cannot be split, marked ``metadata["oversized"] = True``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+from ragloom import Chunker, ChunkSpan, ConfigurationError, Document
+
+from ragloom_text._code import code_spans
+from ragloom_text._markdown import markdown_spans
+from ragloom_text._sentences import sentence_spans
+from ragloom_text._spans import Span, recursive_spans
+from ragloom_text.lengths import LengthFunction, resolve_length_function
+
+__all__ = [
+    "DEFAULT_SEPARATORS",
+    "CodeChunker",
+    "MarkdownChunker",
+    "RecursiveCharacterTextSplitter",
+    "SentenceChunker",
+]
+
+DEFAULT_SEPARATORS: tuple[str, ...] = (
+    "\n\n", "\n", ". ", "! ", "? ", "\u3002", "\uff01", "\uff1f", " ", "",
+)  # fmt: skip
+"""Prose: paragraph, line, sentence end (also the CJK full stops), space, then characters."""
+
+_OVERSIZED: Mapping[str, Any] = {"oversized": True}
+
+
+def _check_int(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigurationError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ConfigurationError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+class _SizedChunker(Chunker):
+    """Shared parameters: ``chunk_size``, ``chunk_overlap`` and the length function."""
+
+    def __init__(
+        self,
+        chunk_size: int = 500,
+        chunk_overlap: int = 0,
+        *,
+        length_function: str | Callable[[str], int] = "chars",
+        cache: Any = None,
+        policy: Any = None,
+        name: str | None = None,
+        content_format: str | None = None,
+    ) -> None:
+        super().__init__(cache=cache, policy=policy, name=name, content_format=content_format)
+        self.chunk_size = _check_int("chunk_size", chunk_size, 1)
+        self.chunk_overlap = _check_int("chunk_overlap", chunk_overlap, 0)
+        if self.chunk_overlap >= self.chunk_size:
+            raise ConfigurationError(
+                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
+            )
+        try:
+            self._length_name, self._length = resolve_length_function(length_function)
+        except (TypeError, ValueError) as exc:
+            raise ConfigurationError(str(exc)) from exc
+        self.length_function: str | LengthFunction = length_function
+        #: The length function as a callable (``len`` for characters), e.g. for checks.
+        self.length: LengthFunction = self._length or len
+
+    def config(self) -> Mapping[str, Any]:
+        return {
+            "chunk_size": self.chunk_size,
+            "chunk_overlap": self.chunk_overlap,
+            "length_function": self._length_name,
+        }
+
+    def spans(self, text: str) -> list[Span]:
+        """``(start, end, oversized)`` for ``text``: what :meth:`split` yields, as tuples."""
+        raise NotImplementedError
+
+    def split(self, document: Document) -> Iterator[ChunkSpan]:
+        for start, end, oversized in self.spans(document.content):
+            yield ChunkSpan(start, end, _OVERSIZED if oversized else None)
+
+
+class RecursiveCharacterTextSplitter(_SizedChunker):
+    """Splits at the first separator that gives a cut, packing each chunk as full as it can.
+
+    Each chunk ends at the farthest occurrence of the earliest separator in ``separators`` that
+    keeps it within ``chunk_size``; separators stay with the text before them. ``""`` means
+    "any character" and guarantees the limit; without it, a piece with no separator longer than
+    the limit becomes one oversized chunk. With ``is_separator_regex=True`` the separators are
+    regular expressions and a boundary falls where a match ends.
+    """
+
+    step_id: ClassVar[str] = "ragloom-text/recursive"
+
+    def __init__(
+        self,
+        chunk_size: int = 500,
+        chunk_overlap: int = 0,
+        *,
+        separators: Sequence[str] | None = None,
+        is_separator_regex: bool = False,
+        length_function: str | Callable[[str], int] = "chars",
+        cache: Any = None,
+        policy: Any = None,
+        name: str | None = None,
+        content_format: str | None = None,
+    ) -> None:
+        super().__init__(
+            chunk_size,
+            chunk_overlap,
+            length_function=length_function,
+            cache=cache,
+            policy=policy,
+            name=name,
+            content_format=content_format,
+        )
+        if not isinstance(is_separator_regex, bool):
+            raise ConfigurationError(
+                f"is_separator_regex must be a bool, got {type(is_separator_regex).__name__}"
+            )
+        self.is_separator_regex = is_separator_regex
+        self.separators = self._check_separators(separators, is_separator_regex)
+
+    @staticmethod
+    def _check_separators(separators: object, is_regex: bool) -> tuple[str, ...]:
+        if separators is None:
+            return DEFAULT_SEPARATORS
+        if isinstance(separators, str) or not isinstance(separators, Sequence):
+            raise ConfigurationError(
+                f"separators must be a list of strings, got {type(separators).__name__}"
+            )
+        if not separators:
+            raise ConfigurationError("separators must not be empty")
+        for i, sep in enumerate(separators):
+            if not isinstance(sep, str):
+                raise ConfigurationError(
+                    f"separators[{i}] must be a string, got {type(sep).__name__}"
+                )
+            if is_regex and sep:
+                try:
+                    re.compile(sep)
+                except re.error as exc:
+                    raise ConfigurationError(
+                        f"separators[{i}] {sep!r} is not a valid regular expression: {exc}"
+                    ) from exc
+        return tuple(separators)
+
+    def config(self) -> Mapping[str, Any]:
+        return {
+            **super().config(),
+            "separators": list(self.separators),
+            "is_separator_regex": self.is_separator_regex,
+        }
+
+    def spans(self, text: str) -> list[Span]:
+        return recursive_spans(
+            text,
+            self.chunk_size,
+            self.chunk_overlap,
+            self.separators,
+            is_separator_regex=self.is_separator_regex,
+            length=self._length,
+        )
+
+
+class MarkdownChunker(_SizedChunker):
+    """Splits Markdown along its heading structure, keeping code blocks and tables whole.
+
+    Cuts prefer heading starts (``#`` before ``##`` ...), then blank lines and the edges of
+    fenced code blocks and tables, then line ends, sentence ends, spaces, characters. A fenced
+    code block (or YAML front matter) or a table is never cut unless it alone exceeds
+    ``chunk_size``; then it is cut at line ends (and a single line longer than the limit at
+    spaces, then characters, so the limit holds; never at sentence ends inside code). Every
+    chunk's ``metadata["headings"]`` is the heading path (outermost first) of the deepest
+    section containing all of it. ATX headings and setext underlines are recognised at
+    column 0; fences may be indented.
+
+    Accepts ``markdown`` and ``text`` documents: plain text is valid Markdown, while other
+    formats (code, HTML, reST) would have their comments or underlines misread as headings.
+    """
+
+    step_id: ClassVar[str] = "ragloom-text/markdown"
+    accepted_content_formats: ClassVar[frozenset[str] | None] = frozenset({"markdown", "text"})
+
+    def markdown_spans(self, text: str) -> list[tuple[int, int, dict[str, Any]]]:
+        """``(start, end, metadata)`` for ``text``: what :meth:`split` yields, as tuples."""
+        return markdown_spans(text, self.chunk_size, self.chunk_overlap, self._length)
+
+    def spans(self, text: str) -> list[Span]:
+        return [(a, b, bool(m.get("oversized"))) for a, b, m in self.markdown_spans(text)]
+
+    def split(self, document: Document) -> Iterator[ChunkSpan]:
+        for start, end, meta in self.markdown_spans(document.content):
+            yield ChunkSpan(start, end, meta)
+
+
+class SentenceChunker(_SizedChunker):
+    """Packs whole sentences up to ``chunk_size``.
+
+    A sentence ends after ``.``, ``!``, ``?``, ``…`` (or a CJK full stop), closing quotes or
+    brackets and the following whitespace, unless the next word starts in lower case (so
+    ``e.g. this`` stays whole); a blank line also ends one. A sentence longer than the limit is
+    cut at line ends, then spaces, then characters.
+    """
+
+    step_id: ClassVar[str] = "ragloom-text/sentence"
+
+    def spans(self, text: str) -> list[Span]:
+        return sentence_spans(text, self.chunk_size, self.chunk_overlap, self._length)
+
+
+class CodeChunker(_SizedChunker):
+    """Splits source code between top-level definitions where it can.
+
+    Cuts prefer the start of a top-level definition after a blank line (a line at column 0
+    opening with ``def``, ``class``, ``function``, ``fn``, ``func``, ``impl``, ``struct``,
+    ``export``, ``public``, ... or a decorator, attribute or doc comment), then a nested
+    definition after a blank line, then any blank line, then line ends; a line longer than the
+    limit is cut at spaces, then characters.
+    """
+
+    step_id: ClassVar[str] = "ragloom-text/code"
+
+    def spans(self, text: str) -> list[Span]:
+        return code_spans(text, self.chunk_size, self.chunk_overlap, self._length)
