@@ -1,0 +1,399 @@
+"""ragloom-semantic on CLINC150 and on a real text corpus, against peers measured in the same run.
+
+Peers are installed for the benchmark only:
+
+    pip install -e core -e plugins/semantic -e plugins/rules
+    pip install scikit-learn chonkie
+    python benchmarks/bench_semantic.py [--min-bytes 8000000] [--peer-bytes 2000000]
+
+Data: CLINC150 (``../shared/data/clinc150``, CC BY 3.0; or $RAGLOOM_SHARED_DATA). Routes are
+built from the train split, numbers are reported on the validation split:
+
+- intent accuracy (150 routes), domain accuracy (10 routes, each the union of its intents);
+- out-of-scope rejection: the share of ``oos_val`` queries scoring below the threshold that
+  keeps 90% of the in-scope validation queries;
+- a "fitted" run: routes from 90% of train, ``fit`` on the other 10% plus ``oos_train``, then
+  in-scope accuracy (a fallback counts as wrong) and out-of-scope recall on validation;
+- peers: TF-IDF + logistic regression (scikit-learn) and ragloom-rules' ``KeywordRouter`` over
+  keyword routes made of each route's top TF-IDF terms.
+
+Encoding throughput (queries/s) and semantic chunking throughput (MB/s, on
+``tests/support/corpus.py``, against chonkie's SemanticChunker with the same model) follow.
+The process is pinned to one CPU and BLAS/tokenizer threads are limited to one, so every
+number is single-core. Times are wall-clock seconds of this process; the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+TARGET_INTENT, TARGET_DOMAIN, TARGET_QPS, TARGET_MBPS = 0.92, 0.96, 20_000, 2.0
+
+
+def shared_data() -> Path:
+    env = os.environ.get("RAGLOOM_SHARED_DATA")
+    path = Path(env) if env else REPO.parent / "shared" / "data"
+    if not (path / "clinc150" / "train_val.json").is_file():
+        sys.exit(f"CLINC150 not found under {path} (set RAGLOOM_SHARED_DATA)")
+    return path
+
+
+def pin_one_core() -> str:
+    try:
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    except (AttributeError, OSError):
+        return "not pinned (no sched_setaffinity)"
+
+
+# -- data -----------------------------------------------------------------------------------------
+
+
+class Clinc:
+    def __init__(self, root: Path) -> None:
+        data = json.loads((root / "clinc150" / "train_val.json").read_text())
+        domains = json.loads((root / "clinc150" / "domains.json").read_text())
+        self.train: list[tuple[str, str]] = [tuple(x) for x in data["train"]]  # type: ignore[misc]
+        self.val: list[tuple[str, str]] = [tuple(x) for x in data["val"]]  # type: ignore[misc]
+        self.oos_train = [u for u, _ in data["oos_train"]]
+        self.oos_val = [u for u, _ in data["oos_val"]]
+        self.domain_of = {intent: d for d, intents in domains.items() for intent in intents}
+
+    def label(self, intent: str, task: str) -> str:
+        return intent if task == "intent" else self.domain_of[intent]
+
+    def routes(self, task: str, pairs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+        grouped: dict[str, list[str]] = {}
+        for utterance, intent in pairs:
+            grouped.setdefault(self.label(intent, task), []).append(utterance)
+        return [
+            {
+                "name": name,
+                "description": name.replace("_", " ") if task == "intent" else "",
+                "examples": examples,
+            }
+            for name, examples in sorted(grouped.items())
+        ]
+
+
+def rejection_at_90(in_scores: Sequence[float], oos_scores: Sequence[float]) -> float:
+    from ragloom_semantic._scoring import recall_threshold
+
+    threshold = recall_threshold(np.asarray(in_scores), 0.9)
+    return float(np.mean(np.asarray(oos_scores) < threshold))
+
+
+# -- contenders -------------------------------------------------------------------------------------
+
+
+def run_semantic(clinc: Clinc, task: str, scoring: str) -> dict[str, Any]:
+    from ragloom_semantic import SemanticRouter
+
+    router = SemanticRouter(clinc.routes(task, clinc.train), "oos", scoring=scoring)
+    t0 = time.perf_counter()
+    router.warm_up()
+    build = time.perf_counter() - t0
+    queries = [u for u, _ in clinc.val] + clinc.oos_val
+    t0 = time.perf_counter()
+    decisions = router.route_many(queries)
+    seconds = time.perf_counter() - t0
+    n_in = len(clinc.val)
+    labels = [clinc.label(i, task) for _, i in clinc.val]
+    accuracy = float(np.mean([d.route == y for d, y in zip(decisions[:n_in], labels, strict=True)]))
+    return {
+        "accuracy": accuracy,
+        "oos@90": rejection_at_90(
+            [d.score or 0.0 for d in decisions[:n_in]], [d.score or 0.0 for d in decisions[n_in:]]
+        ),
+        "build_s": build,
+        "qps": len(queries) / seconds,
+    }
+
+
+def run_semantic_fitted(clinc: Clinc, task: str) -> dict[str, Any]:
+    """Routes from 90% of train; thresholds fitted on the other 10% and oos_train."""
+    from ragloom_semantic import SemanticRouter
+
+    kept, held = [], []
+    seen: dict[str, int] = {}
+    for utterance, intent in clinc.train:
+        seen[intent] = seen.get(intent, 0) + 1
+        (held if seen[intent] % 10 == 0 else kept).append((utterance, intent))
+    router = SemanticRouter(clinc.routes(task, kept), "oos")
+    t0 = time.perf_counter()
+    router.fit(
+        [u for u, _ in held] + clinc.oos_train,
+        [clinc.label(i, task) for _, i in held] + [None] * len(clinc.oos_train),
+    )
+    fit_s = time.perf_counter() - t0
+    decisions = router.route_many([u for u, _ in clinc.val] + clinc.oos_val)
+    n_in = len(clinc.val)
+    labels = [clinc.label(i, task) for _, i in clinc.val]
+    right_in = [d.route == y for d, y in zip(decisions[:n_in], labels, strict=True)]
+    oos_recall = float(np.mean([d.is_fallback for d in decisions[n_in:]]))
+    return {
+        "accuracy": float(np.mean(right_in)),
+        "oos_recall": oos_recall,
+        "threshold": router.threshold,
+        "fit_s": fit_s,
+    }
+
+
+def run_tfidf_lr(clinc: Clinc, task: str, char: bool) -> dict[str, Any]:
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    train_x = [u for u, _ in clinc.train]
+    train_y = [clinc.label(i, task) for _, i in clinc.train]
+    t0 = time.perf_counter()
+    vectorizers = [TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)]
+    if char:
+        vectorizers.append(
+            TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True)
+        )
+
+    def features(texts: list[str], fit: bool = False) -> Any:
+        parts = [v.fit_transform(texts) if fit else v.transform(texts) for v in vectorizers]
+        return hstack(parts).tocsr()
+
+    model = LogisticRegression(C=10, max_iter=2000).fit(features(train_x, fit=True), train_y)
+    build = time.perf_counter() - t0
+    queries = [u for u, _ in clinc.val] + clinc.oos_val
+    t0 = time.perf_counter()
+    proba = model.predict_proba(features(queries))
+    seconds = time.perf_counter() - t0
+    n_in = len(clinc.val)
+    predicted = model.classes_[proba.argmax(axis=1)]
+    labels = [clinc.label(i, task) for _, i in clinc.val]
+    best = proba.max(axis=1)
+    return {
+        "accuracy": float(np.mean(predicted[:n_in] == np.asarray(labels))),
+        "oos@90": rejection_at_90(best[:n_in], best[n_in:]),
+        "build_s": build,
+        "qps": len(queries) / seconds,
+    }
+
+
+def keyword_routes(clinc: Clinc, task: str, per_route: int) -> list[dict[str, Any]]:
+    """Each route's ``per_route`` highest mean TF-IDF terms (stop words removed), as keywords."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    routes = clinc.routes(task, clinc.train)
+    texts = [" ".join(r["examples"]) for r in routes]
+    vectorizer = TfidfVectorizer(
+        ngram_range=(1, 2), stop_words="english", sublinear_tf=True, token_pattern=r"[a-z]{2,}"
+    )
+    matrix = vectorizer.fit_transform(texts).toarray()
+    terms = vectorizer.get_feature_names_out()
+    return [
+        {"name": route["name"], "keywords": [str(terms[j]) for j in np.argsort(-row)[:per_route]]}
+        for route, row in zip(routes, matrix, strict=True)
+    ]
+
+
+def run_keyword(clinc: Clinc, task: str) -> dict[str, Any] | str:
+    try:
+        from ragloom_rules import KeywordRouter
+    except ImportError:
+        return "missing (pip install -e plugins/rules)"
+    t0 = time.perf_counter()
+    routes = keyword_routes(clinc, task, 8 if task == "intent" else 40)
+    router = KeywordRouter([*routes, {"name": "oos"}], default_route="oos")
+    build = time.perf_counter() - t0
+    queries = [u for u, _ in clinc.val] + clinc.oos_val
+    t0 = time.perf_counter()
+    decisions = [router.route_sync(q) for q in queries]
+    seconds = time.perf_counter() - t0
+    n_in = len(clinc.val)
+    labels = [clinc.label(i, task) for _, i in clinc.val]
+    return {
+        "accuracy": float(
+            np.mean([d.route == y for d, y in zip(decisions[:n_in], labels, strict=True)])
+        ),
+        "oos@90": rejection_at_90(
+            [d.score or 0.0 for d in decisions[:n_in]], [d.score or 0.0 for d in decisions[n_in:]]
+        ),
+        "build_s": build,
+        "qps": len(queries) / seconds,
+    }
+
+
+# -- throughput -------------------------------------------------------------------------------------
+
+
+def best_of(fn: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def encoding_table(clinc: Clinc, repeat: int) -> None:
+    from ragloom_semantic import StaticEncoder, load_static_model
+
+    queries = [u for u, _ in clinc.train] + [u for u, _ in clinc.val] + clinc.oos_train
+    queries += clinc.oos_val
+    model = load_static_model()
+    cold_encoder = StaticEncoder()
+    cold_encoder.encode(["warm up the model"])  # load; the word cache stays almost empty
+    t0 = time.perf_counter()
+    cold_encoder.encode(queries)
+    cold = time.perf_counter() - t0
+    warm = best_of(lambda: cold_encoder.encode(queries), repeat)
+    peer = best_of(lambda: model.encode(queries, use_multiprocessing=False), repeat)
+    n = len(queries)
+    print(f"\n## Encoding {n:,} CLINC150 utterances in one call (one core)\n")
+    print("| encoder | queries/s | vs model2vec encode |")
+    print("| --- | ---: | ---: |")
+    for name, seconds in (
+        ("ragloom-semantic StaticEncoder, cold word cache", cold),
+        ("ragloom-semantic StaticEncoder, warm", warm),
+        ("model2vec StaticModel.encode (peer)", peer),
+    ):
+        print(f"| {name} | {n / seconds:,.0f} | {peer / seconds:.2f}x |")
+    verdict = "meets" if n / cold >= TARGET_QPS else "MISSES"
+    print(f"\ntarget >= {TARGET_QPS:,} queries/s cold: {verdict} ({n / cold:,.0f})")
+
+
+def chunking_table(min_bytes: int, peer_bytes: int) -> None:
+    from ragloom_semantic import SemanticChunker, StaticEncoder, load_static_model
+    from support.corpus import build_corpus, corpus_bytes
+
+    corpus = build_corpus(min_bytes=min_bytes)
+    total = corpus_bytes(corpus)
+    texts = [text for _, _, text in corpus]
+    ours = SemanticChunker(chunk_size=1000, encoder=StaticEncoder())
+    ours.encoder.encode(["load"])  # model load is not chunking time; the word cache is cold
+    t0 = time.perf_counter()
+    chunks = sum(len(ours.spans(t)) for t in texts)
+    seconds = time.perf_counter() - t0
+    print(f"\n## Semantic chunking, {len(texts):,} documents, {total / 1e6:.1f} MB (one core)\n")
+    print("| chunker | MB | MB/s | chunks | vs chonkie |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    prefix, size = [], 0
+    for t in texts:
+        if size >= peer_bytes:
+            break
+        prefix.append(t)
+        size += len(t.encode("utf-8"))
+    rows = [("ragloom-semantic SemanticChunker, whole corpus", total, seconds, chunks)]
+    fresh = SemanticChunker(chunk_size=1000, encoder=StaticEncoder())
+    fresh.encoder.encode(["load"])
+    t0 = time.perf_counter()
+    prefix_chunks = sum(len(fresh.spans(t)) for t in prefix)
+    rows.append(("ragloom-semantic SemanticChunker, peer prefix", size,
+                 time.perf_counter() - t0, prefix_chunks))
+    peer_seconds: float | None = None
+    try:
+        import warnings
+
+        from chonkie import SemanticChunker as ChonkieSemantic
+        from chonkie.embeddings import Model2VecEmbeddings
+
+        peer = ChonkieSemantic(
+            embedding_model=Model2VecEmbeddings(load_static_model()), chunk_size=1000
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            peer_chunks = sum(len(peer.chunk(t)) for t in prefix)
+            peer_seconds = time.perf_counter() - t0
+        rows.append(("chonkie SemanticChunker (same model), peer prefix", size, peer_seconds,
+                     peer_chunks))
+    except ImportError:
+        print("(chonkie not installed: pip install chonkie)")
+    peer_mbps = size / 1e6 / peer_seconds if peer_seconds else None
+    for name, nbytes, secs, count in rows:
+        mbps = nbytes / 1e6 / secs
+        ratio = f"{mbps / peer_mbps:.1f}x" if peer_mbps else "n/a"
+        print(f"| {name} | {nbytes / 1e6:.1f} | {mbps:.2f} | {count:,} | {ratio} |")
+    whole = total / 1e6 / seconds
+    verdict = "meets" if whole >= TARGET_MBPS else "MISSES"
+    print(f"\ntarget >= {TARGET_MBPS} MB/s on the whole corpus: {verdict} ({whole:.2f} MB/s)")
+
+
+# -- main -------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--min-bytes", type=int, default=8_000_000)
+    parser.add_argument("--peer-bytes", type=int, default=2_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["clinc", "encode", "chunk"])
+    args = parser.parse_args()
+    print(f"# ragloom-semantic benchmark ({pin_one_core()}, load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    clinc = Clinc(shared_data())
+
+    if "clinc" not in args.skip:
+        print("\n## CLINC150 validation: routes from train\n")
+        print("| task | router | accuracy | oos rejection @90% in-scope | build s | queries/s |")
+        print("| --- | --- | ---: | ---: | ---: | ---: |")
+        best: dict[str, float] = {}
+        for task in ("intent", "domain"):
+            contenders: list[tuple[str, Callable[[], dict[str, Any] | str]]] = [
+                (f"SemanticRouter scoring={s}", lambda s=s, t=task: run_semantic(clinc, t, s))
+                for s in ("linear", "knn", "centroid", "hybrid")
+            ]
+            contenders += [
+                ("TF-IDF word 1-2g + LR (sklearn)",
+                 lambda t=task: run_tfidf_lr(clinc, t, False)),
+                ("TF-IDF word+char + LR (sklearn)",
+                 lambda t=task: run_tfidf_lr(clinc, t, True)),
+                ("KeywordRouter, top TF-IDF terms", lambda t=task: run_keyword(clinc, t)),
+            ]
+            for name, fn in contenders:
+                result = fn()
+                if isinstance(result, str):
+                    print(f"| {task} | {name} | {result} | | | |")
+                    continue
+                if name.startswith("SemanticRouter"):
+                    best[task] = max(best.get(task, 0.0), result["accuracy"])
+                print(
+                    f"| {task} | {name} | {result['accuracy']:.4f} | {result['oos@90']:.2f} | "
+                    f"{result['build_s']:.1f} | {result['qps']:,.0f} |"
+                )
+                sys.stdout.flush()
+        print("\n## Fitted thresholds (default scoring): routes from 90% of train, fit on the "
+              "other 10% + oos_train\n")
+        print("| task | in-scope accuracy (fallback = wrong) | oos recall | threshold | fit s |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for task in ("intent", "domain"):
+            r = run_semantic_fitted(clinc, task)
+            threshold = "none" if r["threshold"] is None else f"{r['threshold']:.3f}"
+            print(f"| {task} | {r['accuracy']:.4f} | {r['oos_recall']:.2f} | {threshold} | "
+                  f"{r['fit_s']:.1f} |")
+        for task, target in (("intent", TARGET_INTENT), ("domain", TARGET_DOMAIN)):
+            verdict = "meets" if best.get(task, 0) >= target else "MISSES"
+            print(f"\ntarget {task} accuracy >= {target}: {verdict} (best {best.get(task, 0):.4f})")
+
+    if "encode" not in args.skip:
+        encoding_table(clinc, args.repeat)
+    if "chunk" not in args.skip:
+        chunking_table(args.min_bytes, args.peer_bytes)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,666 @@
+"""``SemanticRouter``: a ragloom ``Router`` that routes by embedding similarity to example
+utterances, with a model2vec static model (no torch, no network)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import threading
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from ragloom import ConfigurationError, RouteDecision, Router
+
+from ._model import Encoder, ModelPathError, check_model_dir, get_encoder
+from ._scoring import (
+    LinearHead,
+    RouteIndex,
+    accuracy_threshold,
+    recall_threshold,
+    top_two,
+    train_linear_head,
+)
+
+__all__ = [
+    "BELOW_THRESHOLD",
+    "EMPTY_QUERY",
+    "SCORINGS",
+    "SemanticRoute",
+    "SemanticRouter",
+]
+
+logger = logging.getLogger(__name__)
+
+#: ``fallback_reason`` when the best route's score is under its threshold.
+BELOW_THRESHOLD = "below threshold"
+#: ``fallback_reason`` for a query with no content (nothing to embed).
+EMPTY_QUERY = "empty query"
+
+Scoring = Literal["linear", "knn", "centroid", "hybrid"]
+SCORINGS: tuple[str, ...] = ("linear", "knn", "centroid", "hybrid")
+
+_FORMAT = "ragloom-semantic/router"
+_FORMAT_VERSION = 1
+
+
+class SemanticRoute(BaseModel):
+    """One named route: what it is for (``description``) and example utterances.
+
+    The description, when set, counts as one more example (unless the router is built with
+    ``use_descriptions=False``). ``threshold`` overrides the router's global threshold for this
+    route: a decision for it scoring below the threshold goes to the default route.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    examples: list[str] = Field(default_factory=list)
+    threshold: float | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name must not be blank")
+        return value
+
+    @field_validator("examples")
+    @classmethod
+    def _examples_not_blank(cls, value: list[str]) -> list[str]:
+        for i, example in enumerate(value):
+            if not example.strip():
+                raise ValueError(f"example {i} is blank")
+        return value
+
+    @field_validator("threshold")
+    @classmethod
+    def _threshold_finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"threshold must be a finite number, got {value!r}")
+        return value
+
+
+def _as_route(i: int, entry: Any) -> SemanticRoute:
+    if isinstance(entry, SemanticRoute):
+        return entry
+    if not isinstance(entry, Mapping):
+        raise ConfigurationError(
+            f"route {i} must be a SemanticRoute or a mapping, got {type(entry).__name__}"
+        )
+    try:
+        return SemanticRoute.model_validate(dict(entry))
+    except ValidationError as exc:
+        label = entry.get("name", i)
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'route'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigurationError(f"route {label!r} is invalid: {problems}") from None
+
+
+def read_routes_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a route set from JSON, TOML or YAML: a mapping with ``routes`` (a list of route
+    mappings) and optionally ``default_route``, ``threshold`` and ``description``; or a bare
+    list of routes."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read routes file {file}: {exc.strerror or exc}") from None
+    suffix = file.suffix.lower()
+    try:
+        if suffix == ".toml":
+            data: Any = tomllib.loads(text)
+        elif suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        else:
+            data = json.loads(text)
+    except Exception as exc:  # noqa: BLE001 - three parsers, one message
+        raise ConfigurationError(f"{file}: cannot parse routes: {exc}") from None
+    if isinstance(data, list):
+        data = {"routes": data}
+    if not isinstance(data, dict) or not isinstance(data.get("routes"), list):
+        raise ConfigurationError(
+            f"{file}: a routes file is a list of routes or a mapping with a 'routes' list "
+            "(each route: name, description, examples, threshold)"
+        )
+    unknown = sorted(set(data) - {"routes", "default_route", "threshold", "description"})
+    if unknown:
+        raise ConfigurationError(
+            f"{file}: unknown keys {', '.join(map(repr, unknown))} (expected 'routes', "
+            "'default_route', 'threshold')"
+        )
+    return data
+
+
+@dataclass(frozen=True)
+class _State:
+    """What the router computes once, lazily: example embeddings and the scoring model."""
+
+    texts: tuple[str, ...]
+    text_routes: np.ndarray  # route index (into scorable routes) of each text
+    embeddings: np.ndarray  # (n, d), in the order of ``texts``
+    index: RouteIndex
+    head: LinearHead | None
+
+
+class SemanticRouter(Router):
+    """Routes a query to the route whose example utterances it is most similar to.
+
+    Queries and examples are embedded with a model2vec static model (by default the bundled
+    ``m2v-minilm-256``; any other local model2vec folder through ``model_path``), loaded
+    lazily and shared by every router and chunker of the process.
+
+    Scoring (``scoring``):
+
+    - ``"linear"`` (default; the best on CLINC150, see ``benchmarks/bench_semantic.py``): a
+      small softmax classifier trained (numpy, deterministic, once) on the example
+      embeddings, with one prototype per ``examples_per_prototype`` examples of a route, picks
+      the route; the decision's score is the route's k-nearest-example similarity (below).
+    - ``"knn"``: a route's score is the mean of the query's ``top_k`` highest cosine
+      similarities to the route's examples; the highest score wins.
+    - ``"centroid"``: cosine similarity to the mean of the route's examples.
+    - ``"hybrid"``: the mean of the ``knn`` and ``centroid`` scores.
+
+    Every decision carries ``score`` and the ``runner_up`` with its score, both on the cosine
+    scale of the scoring (for ``"linear"``: k-nearest similarity). A decision whose score is
+    below the route's ``threshold`` (else the router's ``threshold``) goes to the default route
+    with ``fallback_reason="below threshold"``; then ``runner_up`` names the best real route.
+    A query with nothing to embed falls back with ``"empty query"``. Without a default route
+    those fallbacks raise ``RoutingError``.
+
+    Args:
+        routes: :class:`SemanticRoute` objects, mappings with the same fields, or the path of a
+            JSON/TOML/YAML routes file (see :func:`read_routes_file`).
+        default_route: a route with no examples (a catch-all), a route with examples, or a new
+            name that only fallbacks take. ``valid_routes`` is the route names plus it.
+        threshold: global minimum score of a real decision (``None``: no threshold).
+        scoring: ``"linear"``, ``"knn"``, ``"centroid"`` or ``"hybrid"``.
+        top_k: examples averaged by the k-nearest score.
+        model_path: a local model2vec model folder (``None``: the bundled model).
+        oos_label: a label that :meth:`fit` treats as out-of-scope (as well as ``None``).
+        examples_per_prototype: the linear head gives a route one prototype per this many
+            examples (at most 32), so broad routes made of sub-topics are covered.
+        use_descriptions: embed route descriptions as examples.
+        encoder: an object with ``name`` and ``encode(texts) -> (n, d) unit rows`` used instead
+            of a model (tests, custom embeddings). Not part of :meth:`config`.
+
+    Raises:
+        ConfigurationError: no routes, an invalid or duplicate route, a route that could never
+            be chosen (no examples, no description, not the default), a bad parameter (named),
+            or a ``model_path`` that is not a local model2vec folder.
+    """
+
+    step_id: ClassVar[str] = "ragloom-semantic/router"
+    awaits: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        routes: Sequence[SemanticRoute | Mapping[str, Any]] | str | os.PathLike[str],
+        default_route: str | None = None,
+        *,
+        threshold: float | None = None,
+        scoring: Scoring = "linear",
+        top_k: int = 3,
+        model_path: str | None = None,
+        oos_label: str | None = None,
+        examples_per_prototype: int = 64,
+        use_descriptions: bool = True,
+        encoder: Encoder | None = None,
+    ) -> None:
+        if isinstance(routes, str | os.PathLike):
+            data = read_routes_file(routes)
+            routes = data["routes"]
+            if default_route is None:
+                default_route = data.get("default_route")
+            if threshold is None:
+                threshold = data.get("threshold")
+        if isinstance(routes, bytes | Mapping) or not isinstance(routes, Sequence):
+            raise ConfigurationError(
+                f"routes must be a list of routes or a routes file path, got "
+                f"{type(routes).__name__}"
+            )
+        if not routes:
+            raise ConfigurationError("routes must not be empty")
+        parsed = tuple(_as_route(i, entry) for i, entry in enumerate(routes))
+        names = [r.name for r in parsed]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ConfigurationError(f"duplicate route names: {', '.join(map(repr, dupes))}")
+        if default_route is not None and (
+            not isinstance(default_route, str) or not default_route.strip()
+        ):
+            raise ConfigurationError(f"default_route must be a route name, got {default_route!r}")
+        if scoring not in SCORINGS:
+            raise ConfigurationError(
+                f"scoring must be one of {', '.join(map(repr, SCORINGS))}, got {scoring!r}"
+            )
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ConfigurationError(f"top_k must be an integer >= 1, got {top_k!r}")
+        if (
+            isinstance(examples_per_prototype, bool)
+            or not isinstance(examples_per_prototype, int)
+            or examples_per_prototype < 1
+        ):
+            raise ConfigurationError(
+                f"examples_per_prototype must be an integer >= 1, got {examples_per_prototype!r}"
+            )
+        if threshold is not None and (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not math.isfinite(threshold)
+        ):
+            raise ConfigurationError(
+                f"threshold must be a finite number or None, got {threshold!r}"
+            )
+        for route in parsed:
+            if not self._route_texts(route, use_descriptions) and route.name != default_route:
+                raise ConfigurationError(
+                    f"route {route.name!r} has no examples"
+                    + (" or description" if use_descriptions else "")
+                    + " and is not the default route, so it could never be chosen"
+                )
+        if encoder is None:
+            try:
+                if model_path is not None:
+                    check_model_dir(model_path)
+            except ModelPathError as exc:
+                raise ConfigurationError(str(exc)) from None
+        elif not isinstance(encoder, Encoder):
+            raise ConfigurationError(
+                "encoder must have a name and an encode(texts) method, got "
+                f"{type(encoder).__name__}"
+            )
+        self._routes = parsed
+        self._default_route = default_route
+        self.threshold = None if threshold is None else float(threshold)
+        self.scoring: str = scoring
+        self.top_k = top_k
+        self.model_path = None if model_path is None else str(model_path)
+        self.oos_label = oos_label
+        self.examples_per_prototype = examples_per_prototype
+        self.use_descriptions = use_descriptions
+        self._encoder = encoder
+        self._scorable = tuple(r for r in parsed if self._route_texts(r, use_descriptions))
+        valid = list(names)
+        if default_route is not None and default_route not in valid:
+            valid.append(default_route)
+        self._valid = tuple(valid)
+        self._state: _State | None = None
+        self._state_lock = threading.Lock()
+        self._preloaded: dict[str, np.ndarray] = {}
+
+    # -- construction helpers ----------------------------------------------------------------
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> SemanticRouter:
+        """A router over the routes in a JSON/TOML/YAML file (other parameters as keywords)."""
+        return cls(path, **kwargs)
+
+    @staticmethod
+    def _route_texts(route: SemanticRoute, use_descriptions: bool) -> list[str]:
+        texts = list(route.examples)
+        if use_descriptions and route.description.strip():
+            texts.append(route.description)
+        return texts
+
+    # -- the Router contract -----------------------------------------------------------------
+
+    @property
+    def routes(self) -> tuple[SemanticRoute, ...]:
+        """The routes in declaration order (with thresholds learned by :meth:`fit`)."""
+        return self._routes
+
+    @property
+    def valid_routes(self) -> tuple[str, ...]:
+        return self._valid
+
+    @property
+    def default_route(self) -> str | None:
+        return self._default_route
+
+    def config(self) -> Mapping[str, Any]:
+        return {
+            "routes": [r.model_dump() for r in self._routes],
+            "default_route": self._default_route,
+            "threshold": self.threshold,
+            "scoring": self.scoring,
+            "top_k": self.top_k,
+            "model_path": self.model_path,
+            "oos_label": self.oos_label,
+            "examples_per_prototype": self.examples_per_prototype,
+            "use_descriptions": self.use_descriptions,
+        }
+
+    async def route(self, query: str) -> RouteDecision:
+        if self._state is None:  # the first call embeds the examples: keep the loop free
+            import anyio.to_thread
+
+            await anyio.to_thread.run_sync(self.warm_up)
+        return self.route_many([query])[0]
+
+    def route_sync(self, query: str) -> RouteDecision:
+        """:meth:`route` without the event loop."""
+        return self.route_many([query])[0]
+
+    def route_many(self, queries: Sequence[str]) -> list[RouteDecision]:
+        """Decide many queries at once: one encode call and matrix products for the batch."""
+        if isinstance(queries, str):
+            raise TypeError("route_many takes a sequence of queries, not one string")
+        for query in queries:
+            if not isinstance(query, str):
+                raise TypeError(f"query must be a string, got {type(query).__name__}")
+        if not queries:
+            return []
+        state = self.warm_up()
+        vectors = self.encoder.encode(list(queries))
+        best, best_score, second, second_score = self._rank(state, vectors)
+        empty = ~np.any(vectors != 0, axis=1)
+        decisions: list[RouteDecision] = []
+        for i in range(len(queries)):
+            if empty[i]:
+                decisions.append(self.fallback(EMPTY_QUERY))
+                continue
+            route = self._scorable[int(best[i])]
+            score = float(best_score[i])
+            limit = route.threshold if route.threshold is not None else self.threshold
+            if limit is not None and score < limit:
+                decisions.append(
+                    self.fallback(
+                        BELOW_THRESHOLD, score=score, runner_up=route.name, runner_up_score=score
+                    )
+                )
+                continue
+            has_second = second[i] >= 0
+            decisions.append(
+                RouteDecision(
+                    route=route.name,
+                    score=score,
+                    runner_up=self._scorable[int(second[i])].name if has_second else None,
+                    runner_up_score=float(second_score[i]) if has_second else None,
+                )
+            )
+        return decisions
+
+    async def aroute_many(self, queries: Sequence[str]) -> list[RouteDecision]:
+        """:meth:`route_many` in a worker thread, so a large batch does not block the loop."""
+        import anyio.to_thread
+
+        batch = list(queries)
+        return await anyio.to_thread.run_sync(self.route_many, batch)
+
+    def scores(self, query: str) -> dict[str, float]:
+        """Every scorable route's score for ``query`` on the scoring's own scale (route
+        probabilities for ``"linear"``)."""
+        state = self.warm_up()
+        vectors = self.encoder.encode([query])
+        matrix = self._score_matrix(state, vectors)
+        return {r.name: float(s) for r, s in zip(self._scorable, matrix[0], strict=True)}
+
+    # -- embedding and scoring ---------------------------------------------------------------
+
+    @property
+    def encoder(self) -> Encoder:
+        if self._encoder is None:
+            self._encoder = get_encoder(self.model_path)
+        return self._encoder
+
+    def warm_up(self) -> _State:
+        """Embed the route examples (and train the linear head) now rather than on first use.
+
+        Computed once per router, thread-safe.
+        """
+        state = self._state
+        if state is not None:
+            return state
+        with self._state_lock:
+            if self._state is None:
+                self._state = self._build_state()
+            return self._state
+
+    def _texts(self) -> tuple[tuple[str, ...], np.ndarray]:
+        texts: list[str] = []
+        owners: list[int] = []
+        for r, route in enumerate(self._scorable):
+            route_texts = self._route_texts(route, self.use_descriptions)
+            texts.extend(route_texts)
+            owners.extend([r] * len(route_texts))
+        return tuple(texts), np.asarray(owners, dtype=np.int64)
+
+    def _fingerprint(self, texts: Sequence[str], owners: np.ndarray) -> str:
+        payload = json.dumps(
+            [self.encoder.name, [r.name for r in self._scorable], list(texts), owners.tolist()],
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def _head_fingerprint(self, texts_fingerprint: str) -> str:
+        spec = f"{texts_fingerprint}|linear|{self.examples_per_prototype}|v1"
+        return hashlib.sha256(spec.encode("utf-8")).hexdigest()
+
+    def _build_state(self) -> _State:
+        texts, owners = self._texts()
+        fingerprint = self._fingerprint(texts, owners)
+        embeddings = self._preloaded.get(f"embeddings:{fingerprint}")
+        if embeddings is None:
+            embeddings = self.encoder.encode(list(texts))
+        index = RouteIndex.build(embeddings, owners, len(self._scorable))
+        head: LinearHead | None = None
+        if self.scoring == "linear" and len(self._scorable) > 1:
+            head_key = f"head:{self._head_fingerprint(fingerprint)}"
+            matrix = self._preloaded.get(head_key)
+            owner = self._preloaded.get(head_key + ":owner")
+            if matrix is not None and owner is not None:
+                head = LinearHead.from_matrix(matrix, owner, len(self._scorable))
+            else:
+                head = train_linear_head(
+                    embeddings, owners, len(self._scorable),
+                    examples_per_prototype=self.examples_per_prototype,
+                )
+        self._preloaded.clear()
+        return _State(texts, owners, embeddings, index, head)
+
+    def _score_matrix(self, state: _State, vectors: np.ndarray) -> np.ndarray:
+        if self.scoring == "linear" and state.head is not None:
+            return state.head.route_probabilities(vectors)
+        if self.scoring == "centroid":
+            return state.index.centroid_scores(vectors)
+        knn = state.index.knn_scores(vectors, self.top_k)
+        if self.scoring == "hybrid":
+            return np.asarray((knn + state.index.centroid_scores(vectors)) / 2, dtype=np.float32)
+        return knn
+
+    def _rank(
+        self, state: _State, vectors: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Best route, its score, runner-up and its score for each query vector."""
+        if self.scoring == "linear" and state.head is not None:
+            best, _, second, _ = top_two(state.head.route_probabilities(vectors))
+            best_score = state.index.knn_scores_for(vectors, best, self.top_k)
+            second_score = state.index.knn_scores_for(vectors, second, self.top_k)
+            return best, best_score, second, second_score
+        return top_two(self._score_matrix(state, vectors))
+
+    # -- learning thresholds -----------------------------------------------------------------
+
+    def fit(
+        self,
+        utterances: Sequence[str],
+        labels: Sequence[str | None],
+        *,
+        per_route: bool = False,
+        min_recall: float | None = None,
+        min_route_examples: int = 10,
+    ) -> SemanticRouter:
+        """Learn thresholds from labelled utterances (held out from the route examples).
+
+        A label is a route name, or out-of-scope: ``None``, the router's ``oos_label``, or the
+        default route when it is a catch-all without examples. The global ``threshold`` is set
+        to maximise the number of right outcomes (an in-scope utterance routed to its label and
+        kept, an out-of-scope one sent to the default route); with ``min_recall`` it is instead
+        the highest threshold that keeps that fraction of the in-scope utterances. With
+        ``per_route``, each route whose decisions include at least ``min_route_examples``
+        labelled utterances (some of them out-of-scope) gets its own threshold the same way;
+        the others use the global one.
+
+        Returns the router (thresholds changed in place; so does :attr:`config_hash`).
+
+        Raises:
+            ConfigurationError: mismatched lengths, no utterances, an unknown label, or neither
+                out-of-scope examples nor ``min_recall``.
+        """
+        if isinstance(utterances, str) or isinstance(labels, str):
+            raise ConfigurationError("utterances and labels must be sequences, not strings")
+        if len(utterances) != len(labels):
+            raise ConfigurationError(
+                f"utterances and labels differ in length ({len(utterances)} != {len(labels)})"
+            )
+        if not utterances:
+            raise ConfigurationError("fit needs at least one labelled utterance")
+        if min_recall is not None and not 0 < min_recall <= 1:
+            raise ConfigurationError(f"min_recall must be in (0, 1], got {min_recall!r}")
+        position = {r.name: i for i, r in enumerate(self._scorable)}
+        oos_names = {self.oos_label} if self.oos_label is not None else set()
+        if self._default_route is not None and self._default_route not in position:
+            oos_names.add(self._default_route)
+        target = np.full(len(labels), -1, dtype=np.int64)
+        for i, label in enumerate(labels):
+            if label is None or label in oos_names:
+                continue
+            if label not in position:
+                raise ConfigurationError(
+                    f"label {label!r} (utterance {i}) is not a route; out-of-scope labels are "
+                    f"None{' or ' + repr(self.oos_label) if self.oos_label else ''}"
+                )
+            target[i] = position[label]
+        in_scope = target >= 0
+        oos = ~in_scope
+        if not oos.any() and min_recall is None:
+            raise ConfigurationError(
+                "fit needs out-of-scope utterances (label None or oos_label) to learn a "
+                "threshold, or min_recall"
+            )
+        state = self.warm_up()
+        vectors = self.encoder.encode(list(utterances))
+        best, score, _, _ = self._rank(state, vectors)
+        correct = in_scope & (best == target)
+        if min_recall is not None:
+            if not in_scope.any():
+                raise ConfigurationError("min_recall needs in-scope utterances")
+            global_threshold: float | None = recall_threshold(score[in_scope], min_recall)
+        else:
+            global_threshold = accuracy_threshold(score, correct, oos)
+        routes = list(self._routes)
+        for i, route in enumerate(routes):
+            if route.name not in position:
+                continue
+            learned: float | None = None
+            if per_route:
+                mine = best == position[route.name]
+                accept, reject = correct & mine, oos & mine
+                if int(accept.sum() + reject.sum()) >= min_route_examples and reject.any():
+                    if min_recall is not None:
+                        kept = in_scope & (target == position[route.name]) & mine
+                        learned = recall_threshold(score[kept], min_recall) if kept.any() else None
+                    else:
+                        cut = accuracy_threshold(score[mine], accept[mine], reject[mine])
+                        learned = -1.0 if cut is None else cut
+            routes[i] = route.model_copy(update={"threshold": learned})
+        self._routes = tuple(routes)
+        self._scorable = tuple(r for r in self._routes if r.name in position)
+        self.threshold = global_threshold
+        return self
+
+    # -- persistence -------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str], *, embeddings: bool = True) -> Path:
+        """Write the routes, thresholds and settings as JSON at ``path``; with ``embeddings``
+        also the example embeddings (and the linear head) as ``.npy`` files beside it, so that
+        :meth:`load` need not recompute them. Never pickles. Returns the JSON path."""
+        target = Path(path)
+        document: dict[str, Any] = {
+            "format": _FORMAT,
+            "version": _FORMAT_VERSION,
+            "config": dict(self.config()),
+            "embeddings": None,
+            "head": None,
+        }
+        stem = target.name[: -len(target.suffix)] if target.suffix else target.name
+        if embeddings:
+            state = self.warm_up()
+            fingerprint = self._fingerprint(state.texts, state.text_routes)
+            emb_file = f"{stem}.embeddings.npy"
+            np.save(target.parent / emb_file, state.embeddings.astype(np.float32))
+            document["embeddings"] = {
+                "file": emb_file,
+                "fingerprint": fingerprint,
+                "encoder": self.encoder.name,
+                "shape": list(state.embeddings.shape),
+            }
+            if state.head is not None:
+                head_file = f"{stem}.head.npy"
+                np.save(target.parent / head_file, state.head.to_matrix())
+                document["head"] = {
+                    "file": head_file,
+                    "fingerprint": self._head_fingerprint(fingerprint),
+                    "owner": state.head.owner.tolist(),
+                }
+        target.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
+        return target
+
+    @classmethod
+    def load(
+        cls, path: str | os.PathLike[str], *, encoder: Encoder | None = None
+    ) -> SemanticRouter:
+        """A router saved by :meth:`save`. Cached embeddings are used only when they were
+        computed by the same model for the same examples; otherwise they are recomputed."""
+        source = Path(path)
+        try:
+            document = json.loads(source.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigurationError(f"cannot read saved router {source}: {exc}") from None
+        if not isinstance(document, dict) or document.get("format") != _FORMAT:
+            raise ConfigurationError(f"{source} is not a saved SemanticRouter")
+        if document.get("version") != _FORMAT_VERSION:
+            raise ConfigurationError(
+                f"{source}: unsupported saved router version {document.get('version')!r}"
+            )
+        router = cls(**document["config"], encoder=encoder)
+        texts, owners = router._texts()
+        fingerprint = router._fingerprint(texts, owners)
+        saved = document.get("embeddings")
+        if isinstance(saved, dict):
+            if saved.get("fingerprint") == fingerprint:
+                matrix = np.load(source.parent / saved["file"], allow_pickle=False)
+                if matrix.shape[0] == len(texts):
+                    router._preloaded[f"embeddings:{fingerprint}"] = matrix.astype(np.float32)
+            else:
+                logger.warning(
+                    "%s: saved embeddings were made for other examples or another model; "
+                    "recomputing them", source,
+                )
+        head = document.get("head")
+        head_fp = router._head_fingerprint(fingerprint)
+        if isinstance(head, dict) and head.get("fingerprint") == head_fp:
+            key = f"head:{head_fp}"
+            router._preloaded[key] = np.load(source.parent / head["file"], allow_pickle=False)
+            router._preloaded[key + ":owner"] = np.asarray(head["owner"], dtype=np.int64)
+        return router
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(routes={list(self.valid_routes)!r}, "
+            f"default_route={self._default_route!r}, scoring={self.scoring!r}, "
+            f"threshold={self.threshold!r})"
+        )
