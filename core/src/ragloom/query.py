@@ -3,15 +3,40 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .component import Component
-from .errors import RoutingError
+from .errors import ConfigurationError, RoutingError
 
-__all__ = ["QueryTransformer", "RouteDecision", "Router"]
+__all__ = ["QueryTransformer", "RouteDecision", "Router", "coerce_route"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def coerce_route(index: int, entry: Any, model: type[M]) -> M:
+    """Route ``index`` of a router's configuration as a ``model`` instance.
+
+    Accepts an instance or a mapping (from code or a config file); anything else, or a mapping
+    that does not validate, raises ``ConfigurationError`` naming the route and each problem.
+    """
+    if isinstance(entry, model):
+        return entry
+    if not isinstance(entry, Mapping):
+        raise ConfigurationError(
+            f"route {index} must be a {model.__name__} or a mapping, got {type(entry).__name__}"
+        )
+    try:
+        return model.model_validate(dict(entry))
+    except ValidationError as exc:
+        label = entry.get("name", index)
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'route'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigurationError(f"route {label!r} is invalid: {problems}") from None
 
 
 class QueryTransformer(Component, ABC):

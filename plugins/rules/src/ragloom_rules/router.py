@@ -10,8 +10,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ragloom import ConfigurationError, RouteDecision, Router
+from ragloom.query import coerce_route
 
 from ._keywords import KeywordIndex, RouteSpec, saturate
 
@@ -53,21 +54,7 @@ class KeywordRoute(BaseModel):
 
 
 def _as_route(i: int, entry: Any) -> KeywordRoute:
-    if isinstance(entry, KeywordRoute):
-        return entry
-    if not isinstance(entry, Mapping):
-        raise ConfigurationError(
-            f"route {i} must be a KeywordRoute or a mapping, got {type(entry).__name__}"
-        )
-    try:
-        return KeywordRoute.model_validate(dict(entry))
-    except ValidationError as exc:
-        label = entry.get("name", i)
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'route'}: {err['msg']}"
-            for err in exc.errors()
-        )
-        raise ConfigurationError(f"route {label!r} is invalid: {problems}") from None
+    return coerce_route(i, entry, KeywordRoute)
 
 
 class KeywordRouter(Router):

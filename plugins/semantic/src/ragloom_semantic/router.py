@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ragloom import ConfigurationError, RouteDecision, Router
+from ragloom.query import coerce_route
 
 from ._model import Encoder, ModelPathError, check_model_dir, get_encoder
 from ._scoring import (
@@ -90,21 +91,7 @@ class SemanticRoute(BaseModel):
 
 
 def _as_route(i: int, entry: Any) -> SemanticRoute:
-    if isinstance(entry, SemanticRoute):
-        return entry
-    if not isinstance(entry, Mapping):
-        raise ConfigurationError(
-            f"route {i} must be a SemanticRoute or a mapping, got {type(entry).__name__}"
-        )
-    try:
-        return SemanticRoute.model_validate(dict(entry))
-    except ValidationError as exc:
-        label = entry.get("name", i)
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'route'}: {err['msg']}"
-            for err in exc.errors()
-        )
-        raise ConfigurationError(f"route {label!r} is invalid: {problems}") from None
+    return coerce_route(i, entry, SemanticRoute)
 
 
 def read_routes_file(path: str | os.PathLike[str]) -> dict[str, Any]:
