@@ -153,7 +153,7 @@ def test_unknown_policy_field(registry: Registry) -> None:
 
 
 def test_arbitrary_import_path_refused_unless_opted_in(registry: Registry) -> None:
-    spec = {"steps": [{"import": "tests.core.test_config:Fixed", "params": {"size": 5}}]}
+    spec = {"steps": [{"import": f"{Fixed.__module__}:Fixed", "params": {"size": 5}}]}
     err = _error(spec, registry)
     assert "steps[0].import" in str(err) and "refused" in str(err)
     pipeline = build_pipeline(spec, registry=registry, allow_imports=True)
