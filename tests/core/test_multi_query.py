@@ -164,3 +164,19 @@ async def test_state_models_round_trip_json() -> None:
     (state,) = await MultiQueryRoutingPipeline(Split(), ByWord()).build().run(["a cat;x"])
     again = MultiQueryRoutingState.model_validate_json(state.model_dump_json())
     assert again == state
+
+
+async def test_decide_surfaces_configuration_errors_but_not_runtime_ones() -> None:
+    class Misconfigured(ByWord):
+        async def route(self, query: str) -> RouteDecision:
+            raise ConfigurationError("no LM configured")
+
+    class Flaky(ByWord):
+        async def route(self, query: str) -> RouteDecision:
+            raise ConnectionError("backend down")
+
+    with pytest.raises(ConfigurationError):
+        await Misconfigured().decide("cat")
+    decision = await Flaky().decide("cat")
+    assert decision.route == "other"
+    assert decision.fallback_reason == "router error: ConnectionError: backend down"

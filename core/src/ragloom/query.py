@@ -106,11 +106,12 @@ class Router(Component, ABC):
 
     async def decide(self, query: str) -> RouteDecision:
         """:meth:`route`, checked: an error or an answer outside :attr:`valid_routes` falls back
-        to the default route with the reason (or raises ``RoutingError`` without a default)."""
+        to the default route with the reason (or raises ``RoutingError`` without a default).
+        A ``ConfigurationError`` (the router is set up wrongly) is raised, not hidden."""
         try:
             decision = await self.route(query)
-        except RoutingError:
-            raise
+        except (RoutingError, ConfigurationError):
+            raise  # a set-up mistake is not a routing decision: it must surface
         except Exception as exc:  # noqa: BLE001 - reported as a fallback, never lost
             return self.fallback(f"router error: {type(exc).__name__}: {exc}")
         if not isinstance(decision, RouteDecision):

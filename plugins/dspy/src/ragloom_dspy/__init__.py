@@ -1,0 +1,75 @@
+"""ragloom-dspy: DSPy sub-query generation and LLM routing for ragloom.
+
+``SubQueryGenerator`` (a ``dspy.Module``), the ragloom adapters ``DSPyDecomposer`` (entry point
+``ragloom.decomposers: dspy``) and ``DSPyRouter`` (``ragloom.routers: dspy``), and the model-free
+helpers ``determine_complexity`` and ``fallback_rewrite``.
+
+Imports are lazy: ``import ragloom_dspy`` does not import DSPy (about 0.8 s); a name that needs
+it loads it on first use, so listing plugins stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "SubQueryGenerator": "generator",
+    "BELOW_MINIMUM": "generator",
+    "SubQuerySignature": "signatures",
+    "SubQueryListSignature": "signatures",
+    "RouteSignature": "signatures",
+    "DSPyDecomposer": "decomposer",
+    "DSPyRouter": "router",
+    "RouteSelector": "router",
+    "RouteSpec": "_routes",
+    "NoLMConfiguredError": "errors",
+    "determine_complexity": "_heuristics",
+    "fallback_rewrite": "_heuristics",
+    "parse_sub_queries": "_parsing",
+    "llama_cpp_lm": "local",
+}
+
+__all__ = [
+    "BELOW_MINIMUM",
+    "DSPyDecomposer",
+    "DSPyRouter",
+    "NoLMConfiguredError",
+    "RouteSelector",
+    "RouteSignature",
+    "RouteSpec",
+    "SubQueryGenerator",
+    "SubQueryListSignature",
+    "SubQuerySignature",
+    "__version__",
+    "determine_complexity",
+    "fallback_rewrite",
+    "llama_cpp_lm",
+    "parse_sub_queries",
+]
+
+if TYPE_CHECKING:
+    from ._heuristics import determine_complexity, fallback_rewrite
+    from ._parsing import parse_sub_queries
+    from ._routes import RouteSpec
+    from .decomposer import DSPyDecomposer
+    from .errors import NoLMConfiguredError
+    from .generator import BELOW_MINIMUM, SubQueryGenerator
+    from .local import llama_cpp_lm
+    from .router import DSPyRouter, RouteSelector
+    from .signatures import RouteSignature, SubQueryListSignature, SubQuerySignature
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragloom_dspy' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
