@@ -57,7 +57,7 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 #: Items per window when a source reads from a synchronous iterable.
-DEFAULT_WINDOW = 64
+DEFAULT_WINDOW = 256
 #: Characters of document content per source window (bounds memory for large documents).
 DEFAULT_WINDOW_CHARS = 4_000_000
 
@@ -344,18 +344,7 @@ class PipelineStep(Component, ABC, Generic[T]):
                             else:
                                 append(produced)
                     else:
-                        for item in window:
-                            try:
-                                produced = call(item)
-                            except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
-                                failed.append((item, exc))
-                                continue
-                            if produced is None:
-                                continue
-                            if isinstance(produced, list):
-                                out.extend(produced)
-                            else:
-                                append(produced)
+                        out = _map_inline(call, window, failed)
                     for item, error in failed:  # released in input order within the window
                         await self._release_failure(
                             item, _Failure(error, 1), context, policy, stats
@@ -578,7 +567,7 @@ class PipelineStep(Component, ABC, Generic[T]):
                 yield [(item, await process(item, context, policy, stats)) for item in window]
             return
         pool = _WorkerPool(self, context, policy, stats)
-        high_water = 4 * (policy.concurrency or 1) + DEFAULT_WINDOW
+        high_water = 4 * (policy.concurrency or 1) + 64
         async with anyio.create_task_group() as tg:
             pool.start(tg)
             try:
@@ -1016,6 +1005,56 @@ class IterableSource(PipelineStep[T]):
             if now - last_checkpoint > 0.05:
                 await anyio.lowlevel.checkpoint()
                 last_checkpoint = time.monotonic()
+
+
+_NONE_TYPE = type(None)
+
+
+def _map_inline(
+    call: Callable[[Any], Any], window: list[Any], failed: list[tuple[Any, BaseException]]
+) -> list[Any]:
+    """Outputs of ``call`` over ``window`` (a result may be one output, a list, or None).
+
+    The loop body is a bare call and append: each success appends exactly once, so after an
+    exception ``len(results)`` is the index of the item that raised; it is recorded in
+    ``failed`` and the loop resumes after it. Results are flattened only when a window holds
+    ``None`` or lists.
+    """
+    results: list[Any] = []
+    append = results.append
+    placeholder = _FAILED
+    start = 0
+    n = len(window)
+    while start < n:
+        try:
+            for item in window[start:] if start else window:
+                append(call(item))
+        except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
+            index = len(results)
+            failed.append((window[index], exc))
+            append(placeholder)
+            start = index + 1
+        else:
+            break
+    kinds = set(map(type, results))
+    if not failed and _NONE_TYPE not in kinds and not any(issubclass(k, list) for k in kinds):
+        return results
+    out: list[Any] = []
+    for produced in results:
+        if produced is None or produced is placeholder:
+            continue
+        if isinstance(produced, list):
+            out.extend(produced)
+        else:
+            out.append(produced)
+    return out
+
+
+class _FailedMarker:
+    __slots__ = ()
+
+
+_FAILED = _FailedMarker()
 
 
 def _split_by_chars(window: list[Any], max_chars: int) -> Iterator[list[Any]]:
