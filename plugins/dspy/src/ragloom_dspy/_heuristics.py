@@ -1,12 +1,19 @@
 """Model-free parts of sub-query generation: the complexity estimate and the fallback rewrite.
 
-Pure functions (no DSPy, no ragloom core) so they are cheap to test and reuse.
+Pure functions (no DSPy; only the core's light `ragloom.signals`) so they are cheap to test and
+reuse.
 """
 
 from __future__ import annotations
 
-import re
 import string
+
+from ragloom.signals import (
+    COMPARISON_WORDS,
+    CONJUNCTION_WORDS,
+    LIST_PUNCTUATION,
+    complexity,
+)
 
 __all__ = [
     "COMPARISON_WORDS",
@@ -20,56 +27,19 @@ __all__ = [
     "fallback_rewrite",
 ]
 
-#: Spec 002's comparison signals, matched as whole words. Inflections of the same words
-#: ("compared", "differences") are listed explicitly: whole-word matching must not lose them.
-COMPARISON_WORDS: tuple[str, ...] = (
-    "compare",
-    "compares",
-    "compared",
-    "comparing",
-    "comparison",
-    "versus",
-    "vs",
-    "difference",
-    "differences",
-)
-#: Spec 002's conjunction signals ("&" counts when it stands alone, not inside "AT&T").
-CONJUNCTION_WORDS: tuple[str, ...] = ("and", "&", "also")
-#: Spec 002's list punctuation (substring match: punctuation has no word boundary).
-LIST_PUNCTUATION: tuple[str, ...] = (":", ";", ",")
 #: Spec 002's conversational stop-words removed by the fallback rewrite.
 FALLBACK_STOP_WORDS: frozenset[str] = frozenset({"how", "what", "why", "i", "me", "my"})
-#: Spec 002: a query of more than this many words counts as long.
-LONG_QUERY_WORDS = 10
-
-
-def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    # (?<!\w)/(?!\w) rather than \b, so that "&" (a non-word character) is a whole word too.
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
-
-
-_COMPARISON = _whole_words(COMPARISON_WORDS)
-_CONJUNCTION = _whole_words(CONJUNCTION_WORDS)
 _PUNCT = string.punctuation + "\u2018\u2019\u201c\u201d\u00bf\u00a1"
 
 
 def complexity_score(query: str) -> int:
     """Spec 002's raw complexity score: 1 plus one per signal present in ``query``.
 
-    Signals: comparison language, conjunction language, more than ten words, list punctuation.
-    Words are matched whole and case-insensitively ("and" does not match "standard").
+    Signals: comparison language, conjunction language, more than ten words, list punctuation,
+    words matched whole and case-insensitively ("and" does not match "standard"); the one
+    definition lives in :func:`ragloom.signals.complexity`.
     """
-    score = 1
-    if _COMPARISON.search(query):
-        score += 1
-    if _CONJUNCTION.search(query):
-        score += 1
-    if len(query.split()) > LONG_QUERY_WORDS:
-        score += 1
-    if any(p in query for p in LIST_PUNCTUATION):
-        score += 1
-    return score
+    return complexity(query)
 
 
 def clamp(value: int, low: int, high: int) -> int:

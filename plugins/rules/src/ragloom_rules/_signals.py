@@ -1,12 +1,18 @@
-"""Spec 002's complexity signals, matched as whole words.
+"""Spec 002's complexity signals (whole words), from the core's :mod:`ragloom.signals`.
 
-Pure (no ragloom core): the decomposer uses :func:`complexity` to decide whether a query is worth
-looking into at all, and users can call it to size retrieval.
+The decomposer uses :func:`complexity` to decide whether a query is worth looking into at all,
+and users can call it to size retrieval.
 """
 
 from __future__ import annotations
 
-import re
+from ragloom.signals import (
+    COMPARISON_WORDS,
+    CONJUNCTION_WORDS,
+    LIST_PUNCTUATION,
+    LONG_QUERY_WORDS,
+    complexity,
+)
 
 __all__ = [
     "COMPARISON_WORDS",
@@ -15,53 +21,3 @@ __all__ = [
     "LONG_QUERY_WORDS",
     "complexity",
 ]
-
-#: Comparison language. Inflections of spec 002's words are listed explicitly: whole-word
-#: matching must not lose "compared" or "differences".
-COMPARISON_WORDS: tuple[str, ...] = (
-    "compare",
-    "compares",
-    "compared",
-    "comparing",
-    "comparison",
-    "versus",
-    "vs",
-    "difference",
-    "differences",
-)
-#: Conjunction language ("&" counts when it stands alone, not inside "AT&T").
-CONJUNCTION_WORDS: tuple[str, ...] = ("and", "&", "also")
-#: List punctuation (punctuation has no word boundary: any occurrence counts).
-LIST_PUNCTUATION: tuple[str, ...] = (":", ";", ",")
-#: A query of more than this many whitespace-separated words counts as long.
-LONG_QUERY_WORDS = 10
-
-
-def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    # (?<!\w) / (?!\w) instead of \b so that "&" (not a word character) is a whole word too.
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
-
-
-_COMPARISON = _whole_words(COMPARISON_WORDS)
-_CONJUNCTION = _whole_words(CONJUNCTION_WORDS)
-
-
-def complexity(query: str) -> int:
-    """Spec 002's complexity score before clamping: 1 plus one per signal present (1..5).
-
-    Signals: comparison language (:data:`COMPARISON_WORDS`), conjunction language
-    (:data:`CONJUNCTION_WORDS`), more than :data:`LONG_QUERY_WORDS` words, list punctuation
-    (:data:`LIST_PUNCTUATION`). Words match whole and case-insensitively, so "and" does not
-    match "standard", "Android", "brand" or "Anderson", and "vs" does not match "canvas".
-    """
-    score = 1
-    if _COMPARISON.search(query):
-        score += 1
-    if _CONJUNCTION.search(query):
-        score += 1
-    if len(query.split()) > LONG_QUERY_WORDS:
-        score += 1
-    if ":" in query or ";" in query or "," in query:
-        score += 1
-    return score
