@@ -40,27 +40,11 @@ class PlanSettings:
 
 def load_routes(path: str) -> dict[str, Any]:
     """Read a route set (JSON, YAML or TOML): ``routes`` (a list) and ``default_route``."""
+    from ..config import read_data_file
     from ..errors import ConfigurationError
 
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read routes file {file}: {exc.strerror or exc}") from None
-    suffix = file.suffix.lower()
-    try:
-        if suffix in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        elif suffix == ".toml":
-            import tomllib
-
-            data = tomllib.loads(text)
-        else:
-            data = json.loads(text)
-    except Exception as exc:  # noqa: BLE001 - three parsers, one message
-        raise ConfigurationError(f"{file}: cannot parse routes: {exc}") from None
+    data = read_data_file(file, what="routes", default_format="json")
     if not isinstance(data, dict) or not isinstance(data.get("routes"), list):
         raise ConfigurationError(
             f"{file}: a routes file is a mapping with a 'routes' list (each route: name, "

@@ -7,6 +7,7 @@ imports an arbitrary ``module:attr`` unless the caller passes ``allow_imports=Tr
 """
 
 from ._build import build_pipeline, dump_pipeline, load_pipeline
+from ._files import read_data_file
 from ._spec import (
     CacheSpec,
     ComponentSpec,
@@ -32,4 +33,5 @@ __all__ = [
     "load_pipeline",
     "load_spec",
     "parse_spec",
+    "read_data_file",
 ]

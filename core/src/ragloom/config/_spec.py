@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -202,32 +201,10 @@ def parse_spec(data: Any, *, source: str = "<spec>") -> PipelineSpec:
 
 def load_spec(path: str | os.PathLike[str]) -> PipelineSpec:
     """Read a pipeline file (``.toml``, ``.yaml``/``.yml`` or ``.json``)."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read pipeline file {file}: {exc}") from exc
-    suffix = file.suffix.lower()
-    try:
-        if suffix == ".toml":
-            import tomllib
+    from ._files import read_data_file
 
-            data: Any = tomllib.loads(text)
-        elif suffix in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        elif suffix == ".json":
-            data = json.loads(text)
-        else:
-            raise ConfigurationError(
-                f"{file}: unknown pipeline file type {suffix!r}; use .toml, .yaml, .yml or .json"
-            )
-    except ConfigurationError:
-        raise
-    except Exception as exc:
-        raise ConfigurationError(f"{file}: not valid {suffix[1:].upper()}: {exc}") from exc
-    return parse_spec(data, source=str(file))
+    data = read_data_file(path, what="pipeline")
+    return parse_spec(data, source=str(Path(path)))
 
 
 RouteSpec.model_rebuild()

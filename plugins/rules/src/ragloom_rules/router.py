@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ragloom import ConfigurationError, RouteDecision, Router
+from ragloom.config import read_data_file
 from ragloom.query import coerce_route
 
 from ._keywords import KeywordIndex, RouteSpec, saturate
@@ -130,14 +130,9 @@ class KeywordRouter(Router):
 
     @classmethod
     def from_file(cls, path: str | Path) -> KeywordRouter:
-        """A router from a JSON or TOML file holding ``routes`` (a list) and optionally
+        """A router from a JSON, TOML or YAML file holding ``routes`` (a list) and optionally
         ``default_route`` (see :meth:`from_config`)."""
-        path = Path(path)
-        text = path.read_text(encoding="utf-8")
-        try:
-            data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-        except (ValueError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigurationError(f"{path}: cannot read routes: {exc}") from None
+        data = read_data_file(path, what="routes", default_format="json")
         return cls.from_config(data, source=str(path))
 
     @classmethod

@@ -9,7 +9,6 @@ import logging
 import math
 import os
 import threading
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ragloom import ConfigurationError, RouteDecision, Router
+from ragloom.config import read_data_file
 from ragloom.query import coerce_route
 
 from ._model import Encoder, ModelPathError, check_model_dir, get_encoder
@@ -99,22 +99,7 @@ def read_routes_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     mappings) and optionally ``default_route``, ``threshold`` and ``description``; or a bare
     list of routes."""
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read routes file {file}: {exc.strerror or exc}") from None
-    suffix = file.suffix.lower()
-    try:
-        if suffix == ".toml":
-            data: Any = tomllib.loads(text)
-        elif suffix in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except Exception as exc:  # noqa: BLE001 - three parsers, one message
-        raise ConfigurationError(f"{file}: cannot parse routes: {exc}") from None
+    data = read_data_file(file, what="routes", default_format="json")
     if isinstance(data, list):
         data = {"routes": data}
     if not isinstance(data, dict) or not isinstance(data.get("routes"), list):
