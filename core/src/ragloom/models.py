@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from enum import StrEnum
-from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -90,10 +89,20 @@ class Document(BaseModel):
         """Whether this document was cut from a parent document."""
         return self.parent_id is not None
 
-    @cached_property
+    @property
     def content_hash(self) -> str:
-        """SHA-256 of the content (hex), computed once."""
-        return hashlib.sha256(self.content.encode("utf-8", "surrogatepass")).hexdigest()
+        """SHA-256 of the content (hex), computed once per content."""
+        # Kept in the instance dict with the very string it hashes: ``model_copy(update=...)``
+        # copies the dict, and a hash cached by name alone would then describe the old
+        # content (a cache would replay the old content's outputs). No lock either, unlike
+        # ``functools.cached_property`` on Python 3.11: replay reads it once per document.
+        content = self.content
+        cached: tuple[str, str] | None = self.__dict__.get("_content_hash")
+        if cached is not None and cached[0] is content:
+            return cached[1]
+        digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+        self.__dict__["_content_hash"] = (content, digest)
+        return digest
 
     @classmethod
     def from_text(

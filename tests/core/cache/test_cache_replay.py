@@ -76,6 +76,22 @@ def test_changing_one_document_reruns_only_that_document(store: Any) -> None:
     assert all(c.metadata == {"n": 2, "new": True} for c in result if c.parent_id == "d2")
 
 
+def test_content_edited_with_model_copy_is_a_miss_even_after_hashing(store: Any) -> None:
+    # model_copy(update=...) copies the instance dict: a content hash cached there by name
+    # would describe the old content and replay the old content's chunks.
+    chunker = CountingChunker(cache=store)
+    original = docs(3)
+    run(Pipeline(chunker), original)  # computes and caches each document's content hash
+    chunker.calls.clear()
+
+    edited = [original[0], original[1].model_copy(update={"content": "edited text"}), original[2]]
+    result = run(Pipeline(chunker), edited)
+    assert chunker.calls == ["d1"]
+    assert (result.cache_hits, result.cache_misses) == (2, 1)
+    assert [c.content for c in result if c.parent_id == "d1"] == ["edited text"]
+    assert edited[1].content_hash != original[1].content_hash
+
+
 def _three_steps(store: Any, size: int, first: str, second: str) -> tuple[Any, ...]:
     chunker = CountingChunker(size, cache=store)
     tag_a = Tagger("a", first, cache=store)
