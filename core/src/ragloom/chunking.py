@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ._construct import construct_document
 from .context import ExecutionContext
 from .errors import ComponentTypeError, InvalidInputError, RagloomError
 from .models import ContentFormat, Document
@@ -135,7 +136,7 @@ class Chunker(PipelineStep[Document]):
         parent_id = parent.id
         chunks: list[Document] = []
         search_from = 0
-        build = Document.model_construct
+        build = construct_document  # every field given, already checked: no validation
         n = len(content)
         for index, piece in enumerate(pieces):
             meta: Mapping[str, Any] | None = None
@@ -176,14 +177,16 @@ class Chunker(PipelineStep[Document]):
                 search_from = start + 1
             chunks.append(
                 build(
-                    id=f"{parent_id}#{index}",
-                    content=text,
-                    content_format=fmt,
-                    metadata={**base_meta, **meta} if meta else dict(base_meta),
-                    parent_id=parent_id,
-                    index=index,
-                    start=start,
-                    end=end,
+                    {
+                        "id": f"{parent_id}#{index}",
+                        "content": text,
+                        "content_format": fmt,
+                        "metadata": {**base_meta, **meta} if meta else dict(base_meta),
+                        "parent_id": parent_id,
+                        "index": index,
+                        "start": start,
+                        "end": end,
+                    }
                 )
             )
         return chunks

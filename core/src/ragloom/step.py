@@ -112,7 +112,9 @@ class PipelineStep(Component, ABC, Generic[T]):
 
     #: Whether the step's work awaits. ``False`` lets the engine run items inline (no tasks).
     awaits: ClassVar[bool] = True
-    #: Replay reads full cached entries at once instead of probing headers first.
+    #: Spec 004's switch for steps whose replay reads full entries anyway, to skip a
+    #: header-only probe. ragloom's replay never probes: each window is one read of the full
+    #: entries present (the store's header-only read serves inspection), so it is a no-op.
     replay_needs_content: ClassVar[bool] = False
     #: Items read from the cache per batch, independent of the worker concurrency.
     cache_window: ClassVar[int] = 256
@@ -652,6 +654,7 @@ class PipelineStep(Component, ABC, Generic[T]):
         Only successful items are written, each with all of its outputs, one batch per store.
         """
         from .cache.base import CacheEntry
+        from .cache.codec import decode_many
         from .cache.keys import cache_key
 
         if hashes is None:
@@ -698,6 +701,7 @@ class PipelineStep(Component, ABC, Generic[T]):
         todo: list[int] = []
         missed: list[int] = []
         hits: list[int] = []
+        entries: list[CacheEntry] = []
         # Replay builds many small objects at once: pause the cyclic GC meanwhile, or its
         # collections keep walking the whole heap (a quarter of replay time otherwise).
         paused = gc.isenabled()
@@ -716,15 +720,26 @@ class PipelineStep(Component, ABC, Generic[T]):
                     todo.append(i)
                     missed.append(i)
                     continue
-                item = items[i]
-                chosen = handlers[i]
                 try:
-                    chosen.validate_input(item)
+                    handlers[i].validate_input(items[i])
                 except Exception as exc:  # noqa: BLE001 - an input invalid now is never replayed
                     results[i] = _Failure(exc, 1, modes[i])
                     continue
-                results[i] = entry.load(chosen.output_model, item)
                 hits.append(i)
+                entries.append(entry)
+            if hits:
+                # One call decodes the window's hits (the payload of a chunker's entry lists
+                # offsets into the input: replay slices the input, it does not re-validate).
+                decoded = decode_many(
+                    [e.payload for e in entries],
+                    [items[i] for i in hits],
+                    [handlers[i].output_model for i in hits],
+                    [e.outputs for e in entries],
+                    lambda j: f"cache entry {entries[j].key} ({entries[j].step}, "
+                    f"item {entries[j].item_id!r})",
+                )
+                for i, outputs in zip(hits, decoded, strict=True):
+                    results[i] = outputs
         finally:
             if paused:
                 gc.enable()

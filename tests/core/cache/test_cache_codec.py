@@ -11,11 +11,17 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from ragloom import CacheCorruptError, Chunker, ChunkSpan, ChunkText, Document
 from ragloom.cache import CacheEntry
+from ragloom.cache.codec import decode_many
 
 
 def _roundtrip(item: Any, outputs: list[Any], model: type[BaseModel] = Document) -> list[Any]:
     entry = CacheEntry.build("k", "step", "item", outputs, item)
-    return entry.load(model, item)
+    one = entry.load(model, item)
+    # The engine decodes a window of entries at once: same outputs as one by one.
+    [window] = decode_many([entry.payload], [item], [model], [entry.outputs], str)
+    assert [o.model_dump() for o in window] == [o.model_dump() for o in one]
+    assert [type(o) for o in window] == [type(o) for o in one]
+    return one
 
 
 class Pieces(Chunker):
@@ -125,6 +131,36 @@ def test_unreadable_payloads_raise(payload: str) -> None:
         entry.load(Document, PARENT)
 
 
+@pytest.mark.parametrize(
+    "payload",
+    ['{"derived":[[0,999]]}', '{"derived":[[0,3]]} trailing', '{"derived":[[0,3,{"id":""}]]}'],
+)
+def test_a_bad_entry_in_a_window_is_named(payload: str) -> None:
+    good = CacheEntry.build(
+        "k1", "s", "p", Pieces([]).build_chunks(PARENT, [ChunkSpan(0, 5)]), PARENT
+    )
+    entries = [good, CacheEntry("k2", "s", "p", payload, 1), good]
+    with pytest.raises(CacheCorruptError, match="entry k2"):
+        decode_many(
+            [e.payload for e in entries],
+            [PARENT] * 3,
+            [Document] * 3,
+            [e.outputs for e in entries],
+            lambda i: f"entry {entries[i].key}",
+        )
+    # The same payloads one by one: only the bad one fails.
+    assert good.load(Document, PARENT)[0].content == "Alpha"
+    with pytest.raises(CacheCorruptError):
+        entries[1].load(Document, PARENT)
+
+
+def test_a_window_with_a_wrong_count_is_corrupt() -> None:
+    chunks = Pieces([]).build_chunks(PARENT, [ChunkSpan(0, 5), ChunkSpan(5, 11)])
+    entry = CacheEntry.build("k", "s", "p", chunks, PARENT)
+    with pytest.raises(CacheCorruptError, match="holds 2 outputs, its header says 3"):
+        decode_many([entry.payload], [PARENT], [Document], [3], lambda i: "entry k")
+
+
 def test_derived_entry_needs_a_document_input() -> None:
     entry = CacheEntry("k", "s", "p", '{"derived":[[0,3]]}', 1)
     with pytest.raises(CacheCorruptError, match="input is str"):
@@ -167,3 +203,6 @@ def test_any_chunking_round_trips_exactly(case: tuple[Document, list[Any]], fmt:
     ]
     for chunk in back:  # every replayed chunk is a valid Document
         Document.model_validate(chunk.model_dump())
+    for chunk in chunks:  # built without validation, equal to a validated one
+        assert Document.model_validate(chunk.model_dump()) == chunk
+        assert chunk.model_fields_set == set(Document.model_fields)

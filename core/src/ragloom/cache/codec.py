@@ -26,16 +26,18 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from .._construct import FIELDS_SET, construct_document, fast_construction, slot_setters
 from ..errors import CacheCorruptError
 from ..models import ContentFormat, Document
 
-__all__ = ["decode_outputs", "encode_outputs"]
+__all__ = ["decode_many", "decode_outputs", "encode_outputs"]
 
 _ADAPTERS: dict[type[BaseModel], TypeAdapter[list[Any]]] = {}
-_FIELDS = frozenset(Document.model_fields)
 _OVERRIDABLE = frozenset({"id", "index", "content_format", "metadata"})
-_set = object.__setattr__
-_new = Document.__new__
+#: The C scanner behind ``json.loads``, without its two Python-level wrappers (a replay parses
+#: one small payload per item). It raises ``StopIteration`` or ``ValueError`` on bad input.
+_scan_json: Callable[[str, int], tuple[Any, int]]
+_scan_json = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
@@ -45,43 +47,7 @@ def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
     return adapter
 
 
-#: Replayed chunks of a frozen ``Document`` share one "fields set" (pydantic copies it before
-#: changing it, and a frozen model never changes its own): one allocation less per chunk.
-_SHARED_FIELDS_SET: set[str] | None = (
-    set(_FIELDS) if Document.model_config.get("frozen") else None
-)
-
-
-def _construct_fast(values: dict[str, Any]) -> Document:
-    """A ``Document`` from already-checked values (what ``model_construct`` does, 3x cheaper)."""
-    doc = _new(Document)
-    _set(doc, "__dict__", values)
-    _set(doc, "__pydantic_fields_set__", _SHARED_FIELDS_SET or set(_FIELDS))
-    _set(doc, "__pydantic_extra__", None)
-    _set(doc, "__pydantic_private__", None)
-    return doc
-
-
-def _construct_slow(values: dict[str, Any]) -> Document:
-    return Document.model_construct(**values)
-
-
-def _pick_constructor() -> Callable[[dict[str, Any]], Document]:
-    sample: dict[str, Any] = {
-        "id": "p#0", "content": "x", "content_format": ContentFormat.TEXT, "metadata": {},
-        "parent_id": "p", "index": 0, "start": 0, "end": 1,
-    }
-    try:
-        fast = _construct_fast(dict(sample))
-        slow = Document.model_construct(**sample)
-        if fast == slow and fast.model_dump() == slow.model_dump() and repr(fast) == repr(slow):
-            return _construct_fast
-    except Exception:  # noqa: BLE001 - a pydantic whose internals differ: use the public path
-        pass
-    return _construct_slow  # pragma: no cover - depends on the pydantic version
-
-
-_construct: Callable[[dict[str, Any]], Document] = _pick_constructor()
+_construct = construct_document
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -93,6 +59,8 @@ def _derived(parent: Document, position: int, out: Any) -> list[Any] | None:
         return None
     start, end, content, index = out.start, out.end, out.content, out.index
     if start is None or end is None or index is None or end - start != len(content):
+        return None
+    if start < 0:  # a constructed (unvalidated) chunk: startswith would count from the end
         return None
     if not parent.content.startswith(content, start):
         return None
@@ -120,9 +88,33 @@ def encode_outputs(item: Any, outputs: Sequence[BaseModel]) -> str:
         return "[]"
     if type(item) is Document:
         parts: list[str] = []
+        append = parts.append
         dumps = json.dumps
         derived = False
+        content, parent_id, fmt = item.content, item.id, item.content_format
+        plain_parent = not item.metadata
+        prefix = parent_id + "#"
         for position, out in enumerate(outputs):
+            if type(out) is Document and plain_parent:
+                # The common case, checked inline: a chunk of the item, as a chunker builds it
+                # (the same tests as _derived, for a parent without metadata).
+                state = out.__dict__
+                start, end, text = state["start"], state["end"], state["content"]
+                if (
+                    state["parent_id"] == parent_id
+                    and type(start) is int
+                    and type(end) is int
+                    and start >= 0
+                    and state["index"] == position
+                    and end - start == len(text)
+                    and content.startswith(text, start)
+                    and state["id"] == f"{prefix}{position}"
+                    and state["content_format"] == fmt
+                    and not state["metadata"]
+                ):
+                    derived = True
+                    append(f"[{start},{end}]")
+                    continue
             compact = _derived(item, position, out)
             if compact is None:
                 parts.append(out.model_dump_json())
@@ -207,7 +199,7 @@ def decode_outputs(
             # Only full objects (or nothing): one pass through pydantic's JSON validator.
             outputs = _adapter(model).validate_json(payload)
         else:
-            outputs = _decode_mixed(payload, item, model, where)
+            outputs = _decode_derived(_derived_list(payload, where), item, model, where)
     except CacheCorruptError:
         raise
     except (ValueError, ValidationError, TypeError) as exc:
@@ -217,20 +209,66 @@ def decode_outputs(
     return outputs
 
 
-def _decode_mixed(payload: str, item: Any, model: type[BaseModel], where: str) -> list[Any]:
-    wrapper = json.loads(payload)
+def decode_many(
+    payloads: Sequence[str],
+    items: Sequence[Any],
+    models: Sequence[type[BaseModel]],
+    expected: Sequence[int],
+    where: Callable[[int], str],
+) -> list[list[Any]]:
+    """``decode_outputs`` for a window of entries: ``payloads[i]`` holds the outputs of
+    ``items[i]``, as ``models[i]``, ``expected[i]`` of them; ``where(i)`` names entry ``i`` in
+    an error (built only then). Derived payloads, the common case, take a shorter path.
+    """
+    out: list[list[Any]] = []
+    append = out.append
+    for i, payload in enumerate(payloads):
+        item = items[i]
+        if (
+            payload.startswith('{"derived":')
+            and type(item) is Document
+            and issubclass(Document, models[i])
+        ):
+            try:
+                data = _derived_list(payload, None)
+            except CacheCorruptError:
+                data = None
+            if data is not None:
+                try:
+                    outputs = _decode_derived(data, item, Document, None)
+                except (CacheCorruptError, ValueError, ValidationError, TypeError):
+                    outputs = None  # decode_outputs below says what is wrong, and where
+                if outputs is not None and len(outputs) == expected[i]:
+                    append(outputs)
+                    continue
+        append(decode_outputs(payload, item, models[i], expected=expected[i], where=where(i)))
+    return out
+
+
+def _derived_list(payload: str, where: str | None) -> list[Any]:
+    """The list in a ``{"derived": [...]}`` payload (``where`` is ``None``: a quick try)."""
+    try:
+        wrapper, end = _scan_json(payload, 0)
+    except (StopIteration, ValueError) as exc:
+        raise _bad(where or "", f"its payload is not valid JSON ({exc!r:.80})") from None
     data = wrapper.get("derived") if type(wrapper) is dict and len(wrapper) == 1 else None
-    if type(data) is not list:
-        raise _bad(where, "its payload is neither a JSON array nor {\"derived\": [...]}")
+    if type(data) is not list or end != len(payload):
+        raise _bad(where or "", "its payload is neither a JSON array nor {\"derived\": [...]}")
+    return data
+
+
+def _decode_derived(
+    data: list[Any], item: Any, model: type[BaseModel], where: str | None
+) -> list[Any]:
+    """The outputs listed in a derived payload (see the module docstring) for ``item``."""
     if type(item) is not Document or not issubclass(Document, model):
         raise _bad(
-            where,
+            where or "",
             f"it holds chunks derived from a Document, but the input is {type(item).__name__} "
             f"and the step's output model is {model.__name__}",
         )
     outputs: list[Any] = []
     append = outputs.append
-    construct = _construct
     validate = model.model_validate
     parent = item
     content = parent.content
@@ -239,30 +277,39 @@ def _decode_mixed(payload: str, item: Any, model: type[BaseModel], where: str) -
     meta = parent.metadata
     parent_id = parent.id
     prefix = parent_id + "#"
+    fast = fast_construction()
+    fields_set = FIELDS_SET
+    new, set_dict, set_fields_set, set_extra, set_private = slot_setters()
     for position, element in enumerate(data):
         if type(element) is list and len(element) == 2:
             start, end = element
             if type(start) is int and type(end) is int and 0 <= start <= end <= size:
-                # The common case, inlined: a plain chunk of the parent.
-                append(
-                    construct(
-                        {
-                            "id": f"{prefix}{position}",
-                            "content": content[start:end],
-                            "content_format": fmt,
-                            "metadata": dict(meta) if meta else {},
-                            "parent_id": parent_id,
-                            "index": position,
-                            "start": start,
-                            "end": end,
-                        }
-                    )
-                )
+                # The common case, inlined: a plain chunk of the parent (one in every replayed
+                # chunk goes through here; _construct_fast spelled out).
+                values = {
+                    "id": f"{prefix}{position}",
+                    "content": content[start:end],
+                    "content_format": fmt,
+                    "metadata": dict(meta) if meta else {},
+                    "parent_id": parent_id,
+                    "index": position,
+                    "start": start,
+                    "end": end,
+                }
+                if fast:
+                    doc = new(Document)
+                    set_dict(doc, values)
+                    set_fields_set(doc, fields_set)
+                    set_extra(doc, None)
+                    set_private(doc, None)
+                    append(doc)
+                else:
+                    append(_construct(values))
                 continue
         if type(element) is list:
-            append(_rebuild(parent, position, element, where))
+            append(_rebuild(parent, position, element, where or ""))
         elif type(element) is dict:
             append(validate(element))
         else:
-            raise _bad(where, f"output {position} is a {type(element).__name__}")
+            raise _bad(where or "", f"output {position} is a {type(element).__name__}")
     return outputs

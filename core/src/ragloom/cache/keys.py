@@ -16,8 +16,10 @@ from ..models import Document
 
 __all__ = ["cache_key"]
 
-_dumps = json.dumps
 _sha256 = hashlib.sha256
+_encode_sorted = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), sort_keys=True
+).encode
 
 
 def _metadata_json(metadata: dict[str, Any]) -> str:
@@ -25,7 +27,7 @@ def _metadata_json(metadata: dict[str, Any]) -> str:
         return "{}"
     try:
         # Plain JSON data (the usual case) dumps directly; canonical() only for the rest.
-        return _dumps(metadata, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return _encode_sorted(metadata)
     except (TypeError, ValueError):
         return canonical_json(metadata)
 
@@ -45,13 +47,12 @@ def _identity_and_digest(item: Any) -> tuple[str, str]:
 def cache_key(config_hash: str, item: Any) -> str:
     """The cache id of ``item`` at a step whose ``config_hash`` is given (32 hex digits)."""
     if isinstance(item, Document):
-        header = _dumps(
-            [
-                config_hash, item.id, item.content_hash, str(item.content_format),
-                item.parent_id, item.index, item.start,
-            ],
-            ensure_ascii=False,
-            separators=(",", ":"),
+        ident, fmt, parent = item.id, str(item.content_format), item.parent_id
+        # Length-prefixed strings: unambiguous whatever the characters, and no JSON encoder
+        # to set up per call (this runs once per item on every cached run).
+        header = (
+            f"{config_hash}\n{len(ident)}:{ident}\n{item.content_hash}\n{len(fmt)}:{fmt}\n"
+            f"{'-' if parent is None else f'{len(parent)}:{parent}'}\n{item.index}\n{item.start}"
         )
         text = header + "\n" + _metadata_json(item.metadata)
         return _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -1,0 +1,96 @@
+"""Building ``Document`` instances from values already known to be valid, cheaply.
+
+Chunkers and cache replay create one ``Document`` per chunk, tens of thousands per corpus.
+``Document.model_construct`` skips validation but still costs a few microseconds per call
+(keyword arguments, defaults, a new "fields set"); :func:`construct_document` does what it does
+for a full set of field values in a fraction of that. It is used only after checking, once at
+import, that it builds exactly what ``model_construct`` builds with this pydantic; otherwise
+it is ``model_construct`` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from .models import ContentFormat, Document
+
+__all__ = ["FIELDS_SET", "construct_document", "fast_construction", "slot_setters"]
+
+_FIELDS = frozenset(Document.model_fields)
+
+#: The "fields set" every constructed ``Document`` shares (all fields are given): pydantic
+#: copies it before changing it, and a frozen model never changes its own. ``None`` if the
+#: model is not frozen (then each instance gets its own set).
+FIELDS_SET: set[str] | None = set(_FIELDS) if Document.model_config.get("frozen") else None
+
+
+def _slot_setter(name: str) -> Callable[[Any, Any], None]:
+    """A setter of one slot of a pydantic model, through its descriptor (one lookup less per
+    object than ``object.__setattr__``), or ``object.__setattr__`` where it has none."""
+    descriptor = vars(BaseModel).get(name)
+    setter = getattr(descriptor, "__set__", None)
+    if setter is None:  # pragma: no cover - depends on the pydantic version
+        return lambda obj, value: object.__setattr__(obj, name, value)
+    return setter  # type: ignore[no-any-return]
+
+
+_new = Document.__new__
+_set_dict = _slot_setter("__dict__")
+_set_fields_set = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
+
+
+def slot_setters() -> tuple[Callable[..., Any], ...]:
+    """``(new, set_dict, set_fields_set, set_extra, set_private)`` for loops that inline
+    :func:`construct_document` (only when :func:`fast_construction` is true)."""
+    return _new, _set_dict, _set_fields_set, _set_extra, _set_private
+
+
+def _construct_fast(values: dict[str, Any]) -> Document:
+    """A ``Document`` whose ``__dict__`` is ``values`` (every field, already valid)."""
+    doc = _new(Document)
+    _set_dict(doc, values)
+    _set_fields_set(doc, FIELDS_SET if FIELDS_SET is not None else set(_FIELDS))
+    _set_extra(doc, None)
+    _set_private(doc, None)
+    return doc
+
+
+def _construct_slow(values: dict[str, Any]) -> Document:
+    return Document.model_construct(**values)
+
+
+def _pick() -> Callable[[dict[str, Any]], Document]:
+    """``_construct_fast`` when it builds exactly what ``model_construct`` builds."""
+    sample: dict[str, Any] = {
+        "id": "p#0", "content": "x", "content_format": ContentFormat.TEXT, "metadata": {},
+        "parent_id": "p", "index": 0, "start": 0, "end": 1,
+    }
+    try:
+        fast = _construct_fast(dict(sample))
+        slow = Document.model_construct(**sample)
+        if (
+            fast == slow
+            and fast.model_dump() == slow.model_dump()
+            and repr(fast) == repr(slow)
+            and fast.model_fields_set == slow.model_fields_set
+            and fast.model_copy(update={"index": 1}).index == 1
+            and fast.model_copy(deep=True) == slow
+        ):
+            return _construct_fast
+    except Exception:  # noqa: BLE001 - a pydantic whose internals differ: use the public path
+        pass
+    return _construct_slow  # pragma: no cover - depends on the pydantic version
+
+
+#: Build a ``Document`` from a dict holding every field (the dict becomes its ``__dict__``).
+construct_document: Callable[[dict[str, Any]], Document] = _pick()
+
+
+def fast_construction() -> bool:
+    """Whether :func:`construct_document` is the fast path (its steps may be inlined)."""
+    return construct_document is _construct_fast and FIELDS_SET is not None
