@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from ragloom_text._levels import Level, chars, literal, points, regex_points
 
@@ -296,6 +297,18 @@ def separator_levels(
     return levels
 
 
+@lru_cache(maxsize=64)
+def _literal_plan(
+    separators: tuple[str, ...],
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]], list[tuple[str, int]]]:
+    """``(separator, length)`` pairs: all, the non-empty ones, and the minimal ones the
+    overlap search needs (worked out once per separator list, not once per document)."""
+    seps = [(sep, len(sep)) for sep in separators]
+    words = [(sep, k) for sep, k in seps if k]
+    tail = [(a, k) for a, k in words if not any(b != a and a.endswith(b) for b, _ in words)]
+    return seps, words, tail
+
+
 def _pack_literals(text: str, separators: Sequence[str], size: int, overlap: int) -> list[Span]:
     """``_pack_chars`` specialised to literal separators: the same spans, inlined ``rfind``.
 
@@ -303,9 +316,7 @@ def _pack_literals(text: str, separators: Sequence[str], size: int, overlap: int
     (its boundaries are a subset of the other's), so only the minimal ones are searched.
     """
     n = len(text)
-    seps = [(sep, len(sep)) for sep in separators]
-    words = [(sep, k) for sep, k in seps if k]
-    tail = [(a, k) for a, k in words if not any(b != a and a.endswith(b) for b, _ in words)]
+    seps, words, tail = _literal_plan(tuple(separators))
     char_overlap = not words
     rfind, find = text.rfind, text.find
     out: list[Span] = []
