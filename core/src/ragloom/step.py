@@ -514,12 +514,7 @@ class PipelineStep(Component, ABC, Generic[T]):
                     produced = await acall(item)
                 except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
                     return _Failure(exc, 1)
-                if produced is None:
-                    return []
-                if type(produced) is list:
-                    return produced
-                # A list subclass is a list of outputs too; results travel as plain lists.
-                return list(produced) if isinstance(produced, list) else [produced]
+                return _as_outputs(produced)
 
             return call_one
         cls = type(self)
@@ -556,6 +551,14 @@ class PipelineStep(Component, ABC, Generic[T]):
         stats: StepStats,
     ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
         """Per-item results ``(item, outputs | failure)`` in input order, in windows."""
+        inline = self._inline_fast_path(policy)
+        if inline is not None and not inline[1]:
+            # Work that never awaits, with a simple policy: a plain call per item.
+            call = inline[0]
+            async for window in windows:
+                stats.items_in += len(window)
+                yield [(item, _call_one(call, item)) for item in window]
+            return
         if self._runs_inline(policy):
             one = self._simple_process(context, policy)
             if one is not None:  # no retry bookkeeping
@@ -1039,6 +1042,25 @@ class IterableSource(PipelineStep[T]):
 
 
 _NONE_TYPE = type(None)
+
+
+def _call_one(call: Callable[[Any], Any], item: Any) -> Any:
+    """``call(item)`` as a list of outputs, or the ``_Failure`` it raised."""
+    try:
+        produced = call(item)
+    except Exception as exc:  # noqa: BLE001 - becomes an ItemFailed
+        return _Failure(exc, 1)
+    return _as_outputs(produced)
+
+
+def _as_outputs(produced: Any) -> list[Any]:
+    """What one attempt returned (a list, one output or ``None``) as a plain list."""
+    if produced is None:
+        return []
+    if type(produced) is list:
+        return produced
+    # A list subclass is a list of outputs too; results travel as plain lists.
+    return list(produced) if isinstance(produced, list) else [produced]
 
 
 def _map_inline(
