@@ -134,6 +134,23 @@ def test_config_change_reruns_that_step_and_later_ones_only(store: Any) -> None:
     assert len(tag_a.calls) == len(first) == len(tag_b.calls) != n_chunks
 
 
+def test_a_later_step_hits_behind_an_uncached_step_that_reproduces_its_items(
+    store: Any,
+) -> None:
+    # What docs/concepts/cache.md suggests for a chunker cheaper than its cache.
+    def build() -> tuple[Any, Any]:
+        return CountingChunker(40, cache=False), Tagger("a", "x", cache=store)
+
+    chunker, tagger = build()
+    first = run(Pipeline(tagger(chunker(IterableSource(docs(4))))))
+    chunker, tagger = build()
+    second = run(Pipeline(tagger(chunker(IterableSource(docs(4))))))
+    assert len(chunker.calls) == 4  # not cached: cuts again
+    assert tagger.calls == []  # its items are the same as last time: all replayed
+    assert second.steps[tagger.name].cache_hits == len(first)
+    assert dumps(second) == dumps(first)
+
+
 def test_step_inherits_the_pipeline_cache_and_false_disables_it() -> None:
     pipeline_store = MemoryCacheStore()
     inheriting = CountingChunker()
