@@ -12,7 +12,7 @@ from collections.abc import Mapping, Set
 from enum import Enum
 from typing import Any
 
-__all__ = ["canonical", "canonical_json", "stable_hash"]
+__all__ = ["canonical", "canonical_json", "identity_and_digest", "stable_hash"]
 
 
 def canonical(value: Any) -> Any:
@@ -56,3 +56,16 @@ def canonical_json(value: Any) -> str:
 def stable_hash(*parts: Any) -> str:
     """A 32-hex-digit SHA-256 prefix over the canonical JSON of ``parts``."""
     return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()[:32]
+
+
+def identity_and_digest(item: Any) -> tuple[str, str]:
+    """``(identity, content hash)`` of an item that is not a ``Document``: its ``id`` (or a
+    prefix of its digest) and a stable hash of its JSON dump, value or ``repr``."""
+    from pydantic import BaseModel
+
+    if isinstance(item, BaseModel):
+        digest = stable_hash(item.model_dump(mode="json"))
+        ident = getattr(item, "id", None)
+        return (str(ident) if ident else digest[:16]), digest
+    digest = stable_hash(item if isinstance(item, str | int | float | bool) else repr(item))
+    return digest[:16], digest

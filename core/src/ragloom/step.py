@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 import anyio
 from pydantic import BaseModel
 
-from ._hashing import canonical, stable_hash
+from ._hashing import canonical, identity_and_digest, stable_hash
 from .component import Component
 from .context import ExecutionContext, StepStats
 from .errors import (
@@ -84,12 +84,7 @@ def item_key(item: Any) -> tuple[str, str]:
             item.index,
             item.start,
         )
-    if isinstance(item, BaseModel):
-        digest = stable_hash(item.model_dump(mode="json"))
-        ident = getattr(item, "id", None)
-        return (str(ident) if ident else digest[:16]), digest
-    digest = stable_hash(item if isinstance(item, str | int | float | bool) else repr(item))
-    return digest[:16], digest
+    return identity_and_digest(item)
 
 
 def _item_id(item: Any) -> str:

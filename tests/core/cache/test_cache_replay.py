@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,17 +20,7 @@ from ragloom import (
     Pipeline,
     Policy,
     RoutedStep,
-    SQLiteCacheStore,
 )
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "memory":
-        yield MemoryCacheStore()
-    else:
-        with SQLiteCacheStore(tmp_path / "cache.db") as sqlite_store:
-            yield sqlite_store
 
 
 def test_second_run_replays_without_splitting_and_matches_the_first(store: Any) -> None:

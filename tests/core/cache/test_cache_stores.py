@@ -22,15 +22,6 @@ from ragloom import (
 from ragloom.cache import CacheEntry, CacheStore, cache_info, open_cache
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "memory":
-        yield MemoryCacheStore()
-    else:
-        with SQLiteCacheStore(tmp_path / "cache.db") as sqlite_store:
-            yield sqlite_store
-
-
 def _entry(key: str, step: str = "s", n: int = 1) -> CacheEntry:
     outputs = [Document(id=f"{key}-{i}", content=f"out {i} of {key}") for i in range(n)]
     return CacheEntry.build(key, step, f"item-{key}", outputs)

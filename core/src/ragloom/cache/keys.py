@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Any
 
-from .._hashing import canonical_json, stable_hash
+from .._hashing import canonical_json, identity_and_digest, stable_hash
 from ..models import Document
 
 __all__ = ["cache_key"]
@@ -32,18 +32,6 @@ def _metadata_json(metadata: dict[str, Any]) -> str:
         return canonical_json(metadata)
 
 
-def _identity_and_digest(item: Any) -> tuple[str, str]:
-    """``(identity, content hash)`` of a non-document item (its id, or a digest of it)."""
-    from pydantic import BaseModel
-
-    if isinstance(item, BaseModel):
-        digest = stable_hash(item.model_dump(mode="json"))
-        ident = getattr(item, "id", None)
-        return (str(ident) if ident else digest[:16]), digest
-    digest = stable_hash(item if isinstance(item, str | int | float | bool) else repr(item))
-    return digest[:16], digest
-
-
 def cache_key(config_hash: str, item: Any) -> str:
     """The cache id of ``item`` at a step whose ``config_hash`` is given (32 hex digits)."""
     if isinstance(item, Document):
@@ -56,4 +44,4 @@ def cache_key(config_hash: str, item: Any) -> str:
         )
         text = header + "\n" + _metadata_json(item.metadata)
         return _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return stable_hash(config_hash, *_identity_and_digest(item))
+    return stable_hash(config_hash, *identity_and_digest(item))
