@@ -53,30 +53,46 @@ _construct = construct_document
 # -- writing ---------------------------------------------------------------------------------
 
 
-def _derived(parent: Document, position: int, out: Any) -> list[Any] | None:
-    """The compact form of ``out`` relative to ``parent``, or ``None`` if it is not derived."""
-    if type(out) is not Document or out.parent_id != parent.id:
+def _compact(parent: Document, prefix: str, position: int, out: Any) -> str | None:
+    """``out`` as an element of ``parent``'s derived payload (``[start,end]``, or
+    ``[start,end,{overrides}]``), or ``None`` if it is not a chunk cut from ``parent``."""
+    if type(out) is not Document:
         return None
-    start, end, content, index = out.start, out.end, out.content, out.index
-    if start is None or end is None or index is None or end - start != len(content):
+    state = out.__dict__  # holds every field: one dict read each, once per output
+    start, end, text, index = state["start"], state["end"], state["content"], state["index"]
+    if (
+        state["parent_id"] != parent.id
+        or type(start) is not int
+        or type(end) is not int
+        or index is None
+        or start < 0  # an unvalidated chunk: startswith would count from the end
+        or end - start != len(text)
+        or not parent.content.startswith(text, start)
+    ):
         return None
-    if start < 0:  # a constructed (unvalidated) chunk: startswith would count from the end
-        return None
-    if not parent.content.startswith(content, start):
-        return None
+    ident, fmt, meta = state["id"], state["content_format"], state["metadata"]
+    base = parent.metadata
+    if (
+        index == position
+        and ident == f"{prefix}{index}"
+        and fmt == parent.content_format
+        and (meta is base or not (meta or base))
+    ):
+        return f"[{start},{end}]"  # the usual chunk: nothing to override
     overrides: dict[str, Any] = {}
     if index != position:
         overrides["index"] = index
-    if out.id != f"{parent.id}#{index}":
-        overrides["id"] = out.id
-    if out.content_format != parent.content_format:
-        overrides["content_format"] = str(out.content_format)
-    meta, base = out.metadata, parent.metadata
+    if ident != f"{prefix}{index}":
+        overrides["id"] = ident
+    if fmt != parent.content_format:
+        overrides["content_format"] = str(fmt)
     if meta is not base and (
         len(meta) != len(base) or any(meta.get(k, _MISSING) is not v for k, v in base.items())
     ):
         overrides["metadata"] = out.model_dump(mode="json", include={"metadata"})["metadata"]
-    return [start, end, overrides] if overrides else [start, end]
+    if not overrides:
+        return f"[{start},{end}]"
+    return json.dumps([start, end, overrides], ensure_ascii=False, separators=(",", ":"))
 
 
 _MISSING = object()
@@ -87,45 +103,18 @@ def encode_outputs(item: Any, outputs: Sequence[BaseModel]) -> str:
     if not outputs:
         return "[]"
     if type(item) is Document:
+        prefix = item.id + "#"
         parts: list[str] = []
-        append = parts.append
-        dumps = json.dumps
         derived = False
-        content, parent_id, fmt = item.content, item.id, item.content_format
-        plain_parent = not item.metadata
-        prefix = parent_id + "#"
         for position, out in enumerate(outputs):
-            if type(out) is Document and plain_parent:
-                # The common case, checked inline: a chunk of the item, as a chunker builds it
-                # (the same tests as _derived, for a parent without metadata).
-                state = out.__dict__
-                start, end, text = state["start"], state["end"], state["content"]
-                if (
-                    state["parent_id"] == parent_id
-                    and type(start) is int
-                    and type(end) is int
-                    and start >= 0
-                    and state["index"] == position
-                    and end - start == len(text)
-                    and content.startswith(text, start)
-                    and state["id"] == f"{prefix}{position}"
-                    and state["content_format"] == fmt
-                    and not state["metadata"]
-                ):
-                    derived = True
-                    append(f"[{start},{end}]")
-                    continue
-            compact = _derived(item, position, out)
-            if compact is None:
-                parts.append(out.model_dump_json())
-                continue
-            derived = True
-            if len(compact) == 2:
-                parts.append(f"[{compact[0]},{compact[1]}]")
+            part = _compact(item, prefix, position, out)
+            if part is None:
+                part = out.model_dump_json()
             else:
-                parts.append(dumps(compact, ensure_ascii=False, separators=(",", ":")))
-        body = "[" + ",".join(parts) + "]"
-        return '{"derived":' + body + "}" if derived else body
+                derived = True
+            parts.append(part)
+        body = ",".join(parts)
+        return '{"derived":[' + body + "]}" if derived else "[" + body + "]"
     return "[" + ",".join(o.model_dump_json() for o in outputs) + "]"
 
 
