@@ -17,14 +17,14 @@ from pydantic import BaseModel
 
 from .models import ContentFormat, Document
 
-__all__ = ["FIELDS_SET", "construct_document", "fast_construction", "slot_setters"]
+__all__ = ["construct_document"]
 
 _FIELDS = frozenset(Document.model_fields)
 
 #: The "fields set" every constructed ``Document`` shares (all fields are given): pydantic
 #: copies it before changing it, and a frozen model never changes its own. ``None`` if the
 #: model is not frozen (then each instance gets its own set).
-FIELDS_SET: set[str] | None = set(_FIELDS) if Document.model_config.get("frozen") else None
+_FIELDS_SET: set[str] | None = set(_FIELDS) if Document.model_config.get("frozen") else None
 
 
 def _slot_setter(name: str) -> Callable[[Any, Any], None]:
@@ -44,17 +44,11 @@ _set_extra = _slot_setter("__pydantic_extra__")
 _set_private = _slot_setter("__pydantic_private__")
 
 
-def slot_setters() -> tuple[Callable[..., Any], ...]:
-    """``(new, set_dict, set_fields_set, set_extra, set_private)`` for loops that inline
-    :func:`construct_document` (only when :func:`fast_construction` is true)."""
-    return _new, _set_dict, _set_fields_set, _set_extra, _set_private
-
-
 def _construct_fast(values: dict[str, Any]) -> Document:
     """A ``Document`` whose ``__dict__`` is ``values`` (every field, already valid)."""
     doc = _new(Document)
     _set_dict(doc, values)
-    _set_fields_set(doc, FIELDS_SET if FIELDS_SET is not None else set(_FIELDS))
+    _set_fields_set(doc, _FIELDS_SET if _FIELDS_SET is not None else set(_FIELDS))
     _set_extra(doc, None)
     _set_private(doc, None)
     return doc
@@ -89,8 +83,3 @@ def _pick() -> Callable[[dict[str, Any]], Document]:
 
 #: Build a ``Document`` from a dict holding every field (the dict becomes its ``__dict__``).
 construct_document: Callable[[dict[str, Any]], Document] = _pick()
-
-
-def fast_construction() -> bool:
-    """Whether :func:`construct_document` is the fast path (its steps may be inlined)."""
-    return construct_document is _construct_fast and FIELDS_SET is not None

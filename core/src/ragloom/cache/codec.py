@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .._construct import FIELDS_SET, construct_document, fast_construction, slot_setters
+from .._construct import construct_document
 from ..errors import CacheCorruptError
 from ..models import ContentFormat, Document
 
@@ -45,9 +45,6 @@ def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
     if adapter is None:
         adapter = _ADAPTERS[model] = TypeAdapter(list[model])  # type: ignore[valid-type]
     return adapter
-
-
-_construct = construct_document
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -159,7 +156,7 @@ def _rebuild(parent: Document, position: int, element: list[Any], where: str) ->
         meta = dict(parent.metadata)
     elif type(meta) is not dict:
         raise _bad(where, f"output {position} has metadata of type {type(meta).__name__}")
-    return _construct(
+    return construct_document(
         {
             "id": ident,
             "content": content[start:end],
@@ -266,34 +263,26 @@ def _decode_derived(
     meta = parent.metadata
     parent_id = parent.id
     prefix = parent_id + "#"
-    fast = fast_construction()
-    fields_set = FIELDS_SET
-    new, set_dict, set_fields_set, set_extra, set_private = slot_setters()
+    construct = construct_document
     for position, element in enumerate(data):
         if type(element) is list and len(element) == 2:
             start, end = element
             if type(start) is int and type(end) is int and 0 <= start <= end <= size:
-                # The common case, inlined: a plain chunk of the parent (one in every replayed
-                # chunk goes through here; _construct_fast spelled out).
-                values = {
-                    "id": f"{prefix}{position}",
-                    "content": content[start:end],
-                    "content_format": fmt,
-                    "metadata": dict(meta) if meta else {},
-                    "parent_id": parent_id,
-                    "index": position,
-                    "start": start,
-                    "end": end,
-                }
-                if fast:
-                    doc = new(Document)
-                    set_dict(doc, values)
-                    set_fields_set(doc, fields_set)
-                    set_extra(doc, None)
-                    set_private(doc, None)
-                    append(doc)
-                else:
-                    append(_construct(values))
+                # The common case: a plain chunk of the parent, its other fields implied.
+                append(
+                    construct(
+                        {
+                            "id": f"{prefix}{position}",
+                            "content": content[start:end],
+                            "content_format": fmt,
+                            "metadata": dict(meta) if meta else {},
+                            "parent_id": parent_id,
+                            "index": position,
+                            "start": start,
+                            "end": end,
+                        }
+                    )
+                )
                 continue
         if type(element) is list:
             append(_rebuild(parent, position, element, where or ""))
