@@ -666,51 +666,35 @@ class PipelineStep(Component, ABC, Generic[T]):
         routed = type(self)._handler_for is not PipelineStep._handler_for
         handler: PipelineStep[Any] = self
         store = cache
-        if (
-            not routed
-            and store is not None
-            and self.output_model is not None
-            and type(self).cache_id is PipelineStep.cache_id
-        ):
-            # One handler, one store, the default cache id: the per-item bookkeeping below
-            # reduces to one key per item and one read.
-            config_hash = hashes.get(id(self))
-            if config_hash is None:
-                config_hash = hashes[id(self)] = self.config_hash
-            keys = [cache_key(config_hash, item) for item in items]
-            handlers = [self] * n
-            stores = [store] * n
-            found = {id(store): store.get_many(keys)}  # type: ignore[arg-type]
-        else:
-            for i, item in enumerate(items):
-                if routed:
-                    try:
-                        handler, ctx, child_policy = self._handler_for(item, context, policy)
-                    except Exception as exc:  # noqa: BLE001 - unroutable: fails like uncached
-                        results[i] = _Failure(exc, 0)
-                        continue
-                    store = handler.effective_cache(ctx)
-                    modes[i] = child_policy.on_failure
-                if store is None or handler.output_model is None:
-                    continue  # caching is off for this item: processed, neither hit nor miss
-                handlers[i] = handler
-                stores[i] = store
-                if type(handler).cache_id is PipelineStep.cache_id:
-                    config_hash = hashes.get(id(handler))
-                    if config_hash is None:
-                        config_hash = hashes[id(handler)] = handler.config_hash
-                    keys[i] = cache_key(config_hash, item)
-                else:
-                    keys[i] = handler.cache_id(item)
+        for i, item in enumerate(items):
+            if routed:
+                try:
+                    handler, ctx, child_policy = self._handler_for(item, context, policy)
+                except Exception as exc:  # noqa: BLE001 - unroutable: fails like uncached
+                    results[i] = _Failure(exc, 0)
+                    continue
+                store = handler.effective_cache(ctx)
+                modes[i] = child_policy.on_failure
+            if store is None or handler.output_model is None:
+                continue  # caching is off for this item: processed, neither hit nor miss
+            handlers[i] = handler
+            stores[i] = store
+            if type(handler).cache_id is PipelineStep.cache_id:
+                config_hash = hashes.get(id(handler))
+                if config_hash is None:
+                    config_hash = hashes[id(handler)] = handler.config_hash
+                keys[i] = cache_key(config_hash, item)
+            else:
+                keys[i] = handler.cache_id(item)
 
-            wanted: dict[int, tuple[CacheStore, list[str]]] = {}
-            for key, owner_store in zip(keys, stores, strict=True):
-                if key is not None:
-                    group = wanted.get(id(owner_store))
-                    if group is None:
-                        group = wanted[id(owner_store)] = (owner_store, [])
-                    group[1].append(key)
-            found = {sid: store.get_many(group) for sid, (store, group) in wanted.items()}
+        wanted: dict[int, tuple[CacheStore, list[str]]] = {}
+        for key, owner_store in zip(keys, stores, strict=True):
+            if key is not None:
+                group = wanted.get(id(owner_store))
+                if group is None:
+                    group = wanted[id(owner_store)] = (owner_store, [])
+                group[1].append(key)
+        found = {sid: store.get_many(group) for sid, (store, group) in wanted.items()}
 
         todo: list[int] = []
         missed: list[int] = []
