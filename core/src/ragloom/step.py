@@ -74,7 +74,8 @@ class _Failure:
 
 
 def item_key(item: Any) -> tuple[str, str]:
-    """``(identity, content hash)`` of an item, for cache ids and events."""
+    """``(identity, content hash)`` of an item: a document's id and a hash of its content,
+    format, metadata and lineage. (Cache ids are ``ragloom.cache.keys.cache_key``'s.)"""
     if isinstance(item, Document):
         return item.id, stable_hash(
             item.content_hash,
@@ -95,7 +96,7 @@ def _item_id(item: Any) -> str:
         return item if len(item) <= 80 else item[:77] + "..."
     if isinstance(item, int | float | bool):
         return repr(item)
-    return item_key(item)[0]
+    return identity_and_digest(item)[0]  # a Document has returned its id above
 
 
 class PipelineStep(Component, ABC, Generic[T]):
