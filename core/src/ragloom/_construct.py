@@ -62,7 +62,7 @@ def _pick() -> Callable[[dict[str, Any]], Document]:
     """``_construct_fast`` when it builds exactly what ``model_construct`` builds."""
     sample: dict[str, Any] = {
         "id": "p#0", "content": "x", "content_format": ContentFormat.TEXT, "metadata": {},
-        "parent_id": "p", "index": 0, "start": 0, "end": 1,
+        "parent_id": "p", "index": 0, "start": 0, "end": 1, "embedding": None,
     }
     try:
         fast = _construct_fast(dict(sample))

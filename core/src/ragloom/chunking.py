@@ -7,14 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ._construct import construct_document
+from ._inputs import wrong_item
 from .context import ExecutionContext
-from .errors import ComponentTypeError, InvalidInputError, RagloomError
+from .errors import ComponentTypeError, InvalidInputError, RagloomError, UnroutedItemError
 from .models import ContentFormat, Document
 from .policy import Policy
 from .routed import RoutedStep
 from .step import PipelineStep
 
-__all__ = ["ChunkSpan", "ChunkText", "Chunker", "ChunkerRouter", "Piece"]
+__all__ = ["ChunkSpan", "ChunkText", "Chunker", "ChunkerRouter", "Piece", "as_documents"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,37 @@ class Chunker(PipelineStep[Document]):
         for chunk in await self._attempt(item, context):
             yield chunk
 
+    # -- synchronous, string-first use ----------------------------------------------------------
+
+    def chunk(self, source: str | Document | Iterable[str | Document]) -> list[Document]:
+        """Chunk text or documents right now, synchronously; return every chunk in order.
+
+        ``source`` is a string (it becomes ``Document.from_text(text)``), a :class:`Document`,
+        or an iterable of either. Works in scripts and inside a running event loop (notebooks).
+
+        Raises:
+            TypeError: an item is neither a string nor a ``Document`` (the message names its
+                class and the adapter that converts it).
+            InvalidInputError: a document this chunker does not accept (its content format).
+        """
+        chunks: list[Document] = []
+        for document in as_documents(source):
+            self.validate_input(document)
+            if self.awaits:
+                from ._sync import run_sync
+
+                pieces: Iterable[Piece] = run_sync(_collect, self.asplit(document))
+            else:
+                pieces = self.split(document)
+            chunks.extend(self.build_chunks(document, pieces))
+        return chunks
+
+    def split_text(self, text: str) -> list[str]:
+        """The chunks of ``text`` as strings (exact slices of it, in order)."""
+        if not isinstance(text, str):
+            raise wrong_item(text, "a str")
+        return [chunk.content for chunk in self.chunk(text)]
+
     def build_chunks(self, parent: Document, pieces: Iterable[Piece]) -> list[Document]:
         """Turn pieces into chunk documents with ids, spans, metadata and format."""
         content = parent.content
@@ -186,6 +218,7 @@ class Chunker(PipelineStep[Document]):
                         "index": index,
                         "start": start,
                         "end": end,
+                        "embedding": None,
                     }
                 )
             )
@@ -227,6 +260,29 @@ class ChunkerRouter(RoutedStep[Document]):
             )
         return child
 
+    def chunk(self, source: str | Document | Iterable[str | Document]) -> list[Document]:
+        """Like :meth:`Chunker.chunk`: each document goes to the chunker it routes to.
+
+        Raises:
+            UnroutedItemError: a document matches no route and there is no default.
+        """
+        chunks: list[Document] = []
+        for document in as_documents(source):
+            child = self.select(document)
+            if child is None:
+                raise UnroutedItemError(
+                    f"{self.name}: document {document.id!r} matched no route and no default is set"
+                )
+            assert isinstance(child, Chunker | ChunkerRouter)
+            chunks.extend(child.chunk(document))
+        return chunks
+
+    def split_text(self, text: str) -> list[str]:
+        """The chunks of ``text`` as strings (exact slices of it, in order)."""
+        if not isinstance(text, str):
+            raise wrong_item(text, "a str")
+        return [chunk.content for chunk in self.chunk(text)]
+
     def route_name(self, document: Document) -> str | None:
         """The name of the chunker that would handle ``document`` (None: unroutable)."""
         child = self.select(document)
@@ -234,3 +290,28 @@ class ChunkerRouter(RoutedStep[Document]):
 
 
 Chunker.register(ChunkerRouter)
+
+
+def as_documents(source: str | Document | Iterable[str | Document]) -> list[Document]:
+    """``source`` (a string, a document, or an iterable of either) as a list of documents.
+
+    Raises:
+        TypeError: an item of another type, named in full with the adapter that converts it.
+    """
+    if isinstance(source, str | Document):
+        source = [source]
+    elif not isinstance(source, Iterable) or isinstance(source, bytes | dict):
+        raise wrong_item(source, "a str, a ragloom.Document, or an iterable of them")
+    documents: list[Document] = []
+    for item in source:
+        if isinstance(item, Document):
+            documents.append(item)
+        elif isinstance(item, str):
+            documents.append(Document.from_text(item))
+        else:
+            raise wrong_item(item, "a str or a ragloom.Document")
+    return documents
+
+
+async def _collect(pieces: AsyncIterator[Piece]) -> list[Piece]:
+    return [piece async for piece in pieces]

@@ -46,6 +46,8 @@ class Document(BaseModel):
     ``parent.content[start:end] == chunk.content``. A chunk whose text is not a slice of the
     parent (e.g. a chunk of a structured Docling document) has ``start`` and ``end`` ``None``
     and says in its metadata how it maps back.
+
+    ``embedding`` is the chunk's vector once an embedding step has run (``None`` before).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -58,6 +60,7 @@ class Document(BaseModel):
     index: int | None = Field(default=None, ge=0)
     start: int | None = Field(default=None, ge=0)
     end: int | None = Field(default=None, ge=0)
+    embedding: list[float] | None = None
 
     @field_validator("content_format", mode="before")
     @classmethod
@@ -82,6 +85,10 @@ class Document(BaseModel):
                 )
         if self.parent_id is None and (self.index is not None or self.start is not None):
             raise ValueError("index/start/end describe a chunk and need parent_id")
+        if self.embedding is not None and not all(
+            v == v and v not in (float("inf"), float("-inf")) for v in self.embedding
+        ):
+            raise ValueError("embedding holds NaN or infinity")
         return self
 
     @property

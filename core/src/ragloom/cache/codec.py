@@ -59,6 +59,7 @@ def _compact(parent: Document, prefix: str, position: int, out: Any) -> str | No
     start, end, text, index = state["start"], state["end"], state["content"], state["index"]
     if (
         state["parent_id"] != parent.id
+        or state["embedding"] is not None  # vectors are stored in full, with the chunk
         or type(start) is not int
         or type(end) is not int
         or index is None
@@ -166,6 +167,7 @@ def _rebuild(parent: Document, position: int, element: list[Any], where: str) ->
             "index": index,
             "start": start,
             "end": end,
+            "embedding": None,
         }
     )
 
@@ -280,6 +282,7 @@ def _decode_derived(
                             "index": position,
                             "start": start,
                             "end": end,
+                            "embedding": None,
                         }
                     )
                 )

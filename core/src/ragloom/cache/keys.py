@@ -43,5 +43,7 @@ def cache_key(config_hash: str, item: Any) -> str:
             f"{'-' if parent is None else f'{len(parent)}:{parent}'}\n{item.index}\n{item.start}"
         )
         text = header + "\n" + _metadata_json(item.metadata)
+        if item.embedding is not None:
+            text += "\n" + _encode_sorted(item.embedding)
         return _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return stable_hash(config_hash, *identity_and_digest(item))

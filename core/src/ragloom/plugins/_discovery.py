@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import Distribution, EntryPoint, entry_points
 from typing import Any
 
+from ..kinds import KINDS
+
 __all__ = [
     "GROUPS",
     "HOOK_GROUP",
@@ -19,15 +21,8 @@ __all__ = [
     "normalize_dist",
 ]
 
-#: Component kind -> entry-point group.
-GROUPS: dict[str, str] = {
-    "chunker": "ragloom.chunkers",
-    "router": "ragloom.routers",
-    "decomposer": "ragloom.decomposers",
-    "filter": "ragloom.filters",
-    "step": "ragloom.steps",
-    "cache_store": "ragloom.cache_stores",
-}
+#: Component kind -> entry-point group (read from the table of kinds, :mod:`ragloom.kinds`).
+GROUPS: dict[str, str] = {row.name: row.group for row in KINDS.values()}
 #: Group of modules holding pluggy hook implementations.
 HOOK_GROUP = "ragloom.plugins"
 

@@ -20,6 +20,7 @@ from ..errors import (
     PluginConflictError,
     PluginNotFoundError,
 )
+from ..kinds import KINDS
 from ._discovery import (
     CORE_DIST,
     GROUPS,
@@ -37,27 +38,8 @@ __all__ = ["Registry"]
 
 
 def _expected_type(kind: str) -> type | None:
-    if kind == "chunker":
-        from ..chunking import Chunker
-
-        return Chunker
-    if kind == "router":
-        from ..query import Router
-
-        return Router
-    if kind == "decomposer":
-        from ..query import QueryTransformer
-
-        return QueryTransformer
-    if kind == "filter":
-        from ..filters import Filter
-
-        return Filter
-    if kind == "step":
-        from ..step import PipelineStep
-
-        return PipelineStep
-    return None
+    row = KINDS.get(kind)
+    return row.base_type() if row is not None else None
 
 
 class Registry:

@@ -1,0 +1,69 @@
+"""Running ragloom's async code from synchronous code, notebooks included.
+
+``anyio.run`` refuses to start inside a thread whose event loop is already running (every
+Jupyter notebook cell runs inside one). :func:`run_sync` then runs the coroutine function on a
+fresh event loop in a helper thread and waits for it, so the synchronous API works the same in
+a script, a notebook and a web handler.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+__all__ = ["in_running_loop", "run_sync"]
+
+R = TypeVar("R")
+
+
+def in_running_loop() -> bool:
+    """Whether this thread is inside a running asyncio event loop (or a trio run)."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+        return True
+    except RuntimeError:
+        pass
+    try:
+        import sniffio
+
+        sniffio.current_async_library()
+        return True
+    except Exception:  # noqa: BLE001 - no async library here
+        return False
+
+
+def run_sync(fn: Callable[..., Awaitable[R]], *args: Any) -> R:
+    """``await fn(*args)`` from synchronous code, and return its result.
+
+    Outside an event loop this is ``anyio.run``. Inside a running loop it runs on a new event
+    loop in a helper thread (the calling thread waits; exceptions are re-raised here).
+    """
+    import anyio
+
+    box: list[Any] = []
+
+    async def main() -> None:
+        # The result goes through a box: asyncio reprs a finished main task (and so its
+        # result) when the loop closes, which can be costly for large results.
+        box.append(await fn(*args))
+
+    if not in_running_loop():
+        anyio.run(main)
+        return box[0]  # type: ignore[no-any-return]
+    error: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            anyio.run(main)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            error.append(exc)
+
+    thread = threading.Thread(target=target, name="ragloom-run-sync", daemon=True)
+    thread.start()
+    thread.join()
+    if error:
+        raise error[0]
+    return box[0]  # type: ignore[no-any-return]

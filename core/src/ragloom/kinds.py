@@ -1,0 +1,139 @@
+"""The one table of plugin kinds.
+
+A *kind* is a family of components that plugins contribute: chunkers, routers, stores... Each row
+says everything the rest of ragloom needs to know about a kind: the name users and hooks write,
+the entry-point group it is discovered in, the base type a contribution must be, the key that
+names it in a pipeline file's step table (if it can be a step), and the conformance-kit contract
+a plugin author tests it with. Discovery, type checks, pipeline files, dumping, ``ragloom plugins``
+and ``ragloom new-plugin`` all read this table; adding a kind is one row here plus its contract.
+
+Base types and contracts are named by import path and imported only when needed, so reading the
+table (e.g. to list plugins) imports nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["KINDS", "Kind", "kind", "kind_of_group"]
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One family of plugin components."""
+
+    #: The name used in ``register(kind, ...)``, errors and listings (``"chunker"``).
+    name: str
+    #: The entry-point group plugins declare it under (``"ragloom.chunkers"``).
+    group: str
+    #: ``module:Name`` of the type every contribution must be an instance or subclass of.
+    base: str
+    #: A sentence for listings and generated plugins.
+    description: str
+    #: The key of a pipeline file's step table that names a component of this kind
+    #: (``chunker = "recursive"``), or ``None`` when the kind is not a pipeline step.
+    step_key: str | None = None
+    #: ``module:Name`` of the conformance-kit contract in :mod:`ragloom.testing`, if any.
+    contract: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The group without its ``ragloom.`` prefix (``"chunkers"``), for listings."""
+        return self.group.removeprefix("ragloom.")
+
+    def base_type(self) -> type:
+        """The base type, imported now."""
+        module, _, name = self.base.partition(":")
+        value = getattr(importlib.import_module(module), name)
+        assert isinstance(value, type)
+        return value
+
+    def contract_type(self) -> type | None:
+        """The kit's contract class, imported now (``None`` when the kind has none)."""
+        if self.contract is None:
+            return None
+        module, _, name = self.contract.partition(":")
+        value: Any = getattr(importlib.import_module(module), name)
+        return value  # type: ignore[no-any-return]
+
+
+_ROWS = (
+    Kind(
+        "chunker", "ragloom.chunkers", "ragloom.chunking:Chunker",
+        "splits documents into chunks with exact offsets",
+        step_key="chunker", contract="ragloom.testing.contracts:ChunkerContract",
+    ),
+    Kind(
+        "step", "ragloom.steps", "ragloom.step:PipelineStep",
+        "any pipeline step (item -> zero or more items)",
+        step_key="step",
+    ),
+    Kind(
+        "embedder", "ragloom.embedders", "ragloom.embedding:Embedder",
+        "turns batches of texts into vectors",
+        step_key="embedder", contract="ragloom.testing.contracts:EmbedderContract",
+    ),
+    Kind(
+        "loader", "ragloom.loaders", "ragloom.loading:Loader",
+        "reads a file's bytes into documents",
+        contract="ragloom.testing.contracts:LoaderContract",
+    ),
+    Kind(
+        "store", "ragloom.stores", "ragloom.stores:Store",
+        "an index of chunks and vectors: upsert, delete and search by document",
+        contract="ragloom.testing.contracts:StoreContract",
+    ),
+    Kind(
+        "retriever", "ragloom.retrievers", "ragloom.retrieval:Retriever",
+        "finds scored passages for a query",
+    ),
+    Kind(
+        "decomposer", "ragloom.decomposers", "ragloom.query:QueryTransformer",
+        "turns one question into sub-queries",
+        contract="ragloom.testing.contracts:QueryTransformerContract",
+    ),
+    Kind(
+        "router", "ragloom.routers", "ragloom.query:Router",
+        "chooses a named route for a query",
+        contract="ragloom.testing.contracts:RouterContract",
+    ),
+    Kind(
+        "filter", "ragloom.filters", "ragloom.filters:Filter",
+        "a predicate over items, used by routed steps",
+    ),
+    Kind(
+        "cache_store", "ragloom.cache_stores", "ragloom.cache.base:CacheStore",
+        "where per-item step outputs are kept between runs",
+    ),
+    Kind(
+        "length", "ragloom.lengths", "ragloom.lengths:LengthFunction",
+        "measures a chunk's size (characters, words, tokens)",
+    ),
+)
+
+#: Every kind by name, in listing order.
+KINDS: MappingProxyType[str, Kind] = MappingProxyType({row.name: row for row in _ROWS})
+
+_BY_GROUP = {row.group: row for row in _ROWS}
+
+
+def kind(name: str) -> Kind:
+    """The kind called ``name``.
+
+    Raises:
+        ConfigurationError: no such kind (the message lists the valid ones).
+    """
+    row = KINDS.get(name)
+    if row is None:
+        from .errors import ConfigurationError
+
+        raise ConfigurationError(f"unknown component kind {name!r}; valid kinds: {sorted(KINDS)}")
+    return row
+
+
+def kind_of_group(group: str) -> Kind | None:
+    """The kind discovered under entry-point group ``group``, if any."""
+    return _BY_GROUP.get(group)

@@ -1,0 +1,147 @@
+"""The store family: an index of chunks and their vectors, kept per document.
+
+A :class:`Store` holds the chunks of many documents. Writing a document replaces all of its
+chunks (so re-ingesting a changed document never leaves stale chunks behind), deleting a
+document removes all of them, and each document carries a *fingerprint* of what it was when its
+chunks were made, so an ingest can skip documents that did not change and delete those that are
+gone. Search is by vector, by full text, or both fused, with metadata conditions.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .component import Component
+from .errors import RagloomError
+
+__all__ = [
+    "IndexedDocument",
+    "ScoredChunk",
+    "SearchMode",
+    "Store",
+    "StoreError",
+    "StoreInfo",
+    "matches_where",
+]
+
+SearchMode = Literal["vector", "text", "hybrid"]
+
+
+class StoreError(RagloomError):
+    """A store cannot be used (unreadable, read-only, another vector dimension, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedDocument:
+    """One document's chunks as a store keeps them.
+
+    ``fingerprint`` identifies what produced the chunks (the document's content and the
+    pipeline that cut and embedded it); ``chunks`` are :class:`~ragloom.models.Document` chunks,
+    each with its ``embedding`` when the store searches by vector. An empty ``chunks`` list
+    records the document (and its fingerprint) with no chunks, e.g. an empty file.
+    """
+
+    document_id: str
+    fingerprint: str
+    chunks: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredChunk:
+    """A chunk found by a search, with its score (higher is better)."""
+
+    chunk: Any
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoreInfo:
+    """What :meth:`Store.info` reports."""
+
+    location: str
+    documents: int
+    chunks: int
+    dimension: int | None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Store(Component, ABC):
+    """An index of chunks and vectors, written and deleted per document.
+
+    ``where`` conditions (in :meth:`search`) are metadata conditions: ``{"key": value}`` keeps
+    chunks whose ``metadata["key"]`` equals ``value`` or, when it is a list, contains it; a list
+    or tuple of values means any one of them. All conditions must hold. :func:`matches_where` is
+    the reference meaning every store implements.
+
+    Implementations raise :class:`StoreError` with a message naming the store's location for
+    anything that makes it unusable (damaged, read-only, a vector of another dimension than the
+    index holds).
+    """
+
+    @abstractmethod
+    def write(self, documents: Sequence[IndexedDocument]) -> None:
+        """Replace each document's chunks (and fingerprint) with the given ones."""
+
+    @abstractmethod
+    def delete(self, document_ids: Iterable[str]) -> int:
+        """Remove these documents and all their chunks; return how many documents were removed."""
+
+    @abstractmethod
+    def fingerprints(self) -> dict[str, str]:
+        """Every stored document id with its fingerprint."""
+
+    @abstractmethod
+    def search(
+        self,
+        *,
+        vector: Sequence[float] | None = None,
+        text: str | None = None,
+        top_k: int = 10,
+        where: Mapping[str, Any] | None = None,
+        mode: SearchMode | None = None,
+    ) -> list[ScoredChunk]:
+        """The ``top_k`` best chunks, best first.
+
+        ``mode`` defaults to ``"hybrid"`` when both ``vector`` and ``text`` are given, else to
+        whichever is given. Raises ``StoreError`` for a mode whose query part is missing.
+        """
+
+    @abstractmethod
+    def info(self) -> StoreInfo:
+        """Location, document and chunk counts, vector dimension."""
+
+    def clear(self) -> int:
+        """Remove every document; return how many were removed."""
+        return self.delete(list(self.fingerprints()))
+
+    def close(self) -> None:
+        """Release the store's resources. Idempotent."""
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def matches_where(metadata: Mapping[str, Any], where: Mapping[str, Any] | None) -> bool:
+    """Whether chunk ``metadata`` satisfies ``where`` (see :class:`Store`)."""
+    if not where:
+        return True
+    for key, wanted in where.items():
+        if key not in metadata:
+            return False
+        actual = metadata[key]
+        options = list(wanted) if isinstance(wanted, list | tuple | set | frozenset) else [wanted]
+        values = actual if isinstance(actual, list | tuple) else [actual]
+        if not any(_same(v, o) for v in values for o in options):
+            return False
+    return True
+
+
+def _same(a: Any, b: Any) -> bool:
+    # True == 1 in Python; metadata conditions keep booleans and numbers apart.
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
