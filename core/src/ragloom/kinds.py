@@ -74,17 +74,17 @@ _ROWS = (
     Kind(
         "embedder", "ragloom.embedders", "ragloom.embedding:Embedder",
         "turns batches of texts into vectors",
-        step_key="embedder", contract="ragloom.testing.contracts:EmbedderContract",
+        step_key="embedder", contract="ragloom.testing.embedders:EmbedderContract",
     ),
     Kind(
         "loader", "ragloom.loaders", "ragloom.loading:Loader",
         "reads a file's bytes into documents",
-        contract="ragloom.testing.contracts:LoaderContract",
+        contract="ragloom.testing.loaders:LoaderContract",
     ),
     Kind(
         "store", "ragloom.stores", "ragloom.stores:Store",
         "an index of chunks and vectors: upsert, delete and search by document",
-        contract="ragloom.testing.contracts:StoreContract",
+        contract="ragloom.testing.stores:StoreContract",
     ),
     Kind(
         "retriever", "ragloom.retrievers", "ragloom.retrieval:Retriever",
