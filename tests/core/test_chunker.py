@@ -208,8 +208,17 @@ async def test_accepted_formats_are_enforced_through_a_router() -> None:
 
 @pytest.mark.anyio
 async def test_non_documents_are_rejected() -> None:
-    result = await Pipeline(Words()).run(["plain string"])
+    # Fed to a pipeline: refused at once, naming the class and the way to convert it.
+    with pytest.raises(TypeError, match=r"expected a ragloom\.Document.*got str.*from_text"):
+        await Pipeline(Words()).run(["plain string"])
+    with pytest.raises(TypeError, match="got dict.*Document"):
+        await Pipeline(Words()).run([{"id": "a", "content": "x"}])
+    # Reaching a chunker behind another step: that item fails, named, the rest go on.
+    relay = FunctionStep(lambda item: item)
+    result = await Pipeline(Words()(relay)).run(["plain string", Document(id="d", content="a b")])
     assert result.failed[0].error_type == "InvalidInputError"
+    assert "got str" in result.failed[0].message
+    assert [c.content for c in result] == ["a", "b"]
 
 
 @pytest.mark.anyio

@@ -19,7 +19,7 @@ _EXPORTS: dict[str, str] = {
     # steps and graph
     "PipelineStep": "step",
     "IterableSource": "step",
-    "FunctionStep": "step",
+    "FunctionStep": "function_step",
     "RoutedStep": "routed",
     "Pipeline": "pipeline",
     "RunResult": "pipeline",
@@ -206,6 +206,7 @@ if TYPE_CHECKING:
         StepStarted,
     )
     from .filters import ContentFormatFilter, Filter, MetadataFilter, PredicateFilter
+    from .function_step import FunctionStep
     from .models import ContentFormat, Document
     from .multi_query import (
         EmptyDecompositionError,
@@ -219,4 +220,4 @@ if TYPE_CHECKING:
     from .policy import DEFAULT_POLICY, Policy
     from .query import QueryTransformer, RouteDecision, Router
     from .routed import RoutedStep
-    from .step import FunctionStep, IterableSource, PipelineStep
+    from .step import IterableSource, PipelineStep

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -48,19 +48,32 @@ class Chunker(PipelineStep[Document]):
     deterministic ids (``"{parent.id}#{index}"``), exact ``[start, end)`` spans, the parent's
     metadata inherited (a piece's own metadata on top), and :attr:`content_format` overriding
     the parent's format when set.
+
+    A chunker that declares itself :attr:`lossless` has every result checked: its spans must
+    cover the whole document (overlaps allowed; gaps of whitespace only when
+    :attr:`whitespace_gaps` says so), else the item fails naming the first gap. The check is one
+    pass over the spans.
     """
 
     event_name = "Chunking"
+    input_type = Document
 
     #: Formats this chunker accepts; ``None`` accepts any. May include custom strings.
     accepted_content_formats: ClassVar[frozenset[str] | None] = None
     #: Format of the produced chunks; ``None`` keeps the parent's.
     content_format: str | None = None
+    #: Whether the chunks' spans always cover the whole document (checked on every item).
+    lossless: ClassVar[bool] = False
+    #: With :attr:`lossless`: whether gaps holding only whitespace are allowed between spans.
+    whitespace_gaps: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Only an async asplit makes the work await; a sync split runs inline.
-        cls.awaits = cls.asplit is not Chunker.asplit  # type: ignore[misc]
+        # The transform hook follows the splitting hook the class implements: an async
+        # ``asplit`` makes the work await; a sync ``split`` runs inline.
+        if getattr(cls.transform, "__ragloom_chunker__", False):
+            uses_async = cls.asplit is not Chunker.asplit
+            cls.transform = Chunker._atransform if uses_async else Chunker._stransform  # type: ignore[assignment,method-assign]
 
     def __init__(
         self,
@@ -92,7 +105,7 @@ class Chunker(PipelineStep[Document]):
     def validate_input(self, item: Document) -> None:
         """Reject non-documents and formats outside :attr:`accepted_content_formats`."""
         if not isinstance(item, Document):
-            raise InvalidInputError(f"{self.name} chunks Documents, got {type(item).__name__}")
+            raise InvalidInputError(str(wrong_item(item, f"a ragloom.Document for {self.name}")))
         accepted = self.accepted_content_formats
         if accepted is not None and item.content_format not in accepted:
             raise InvalidInputError(
@@ -100,34 +113,21 @@ class Chunker(PipelineStep[Document]):
                 f"got {str(item.content_format)!r} for document {item.id!r}"
             )
 
-    def _inline_call(self) -> Callable[[Document], list[Document]] | None:
-        """A sync ``split`` with the default output check chunks without a coroutine."""
-        cls = type(self)
-        if (
-            self.awaits
-            or cls._attempt is not Chunker._attempt
-            or cls.validate_output is not PipelineStep.validate_output
-        ):
-            return None
-        return self._chunk_now
+    def _stransform(self, item: Document, context: ExecutionContext) -> list[Document]:
+        chunks = self.build_chunks(item, self.split(item))
+        if self.lossless:
+            check_coverage(self, item, chunks)
+        return chunks
 
-    def _chunk_now(self, item: Document) -> list[Document]:
-        self.validate_input(item)
-        return self.build_chunks(item, self.split(item))
+    async def _atransform(self, item: Document, context: ExecutionContext) -> list[Document]:
+        chunks = self.build_chunks(item, [piece async for piece in self.asplit(item)])
+        if self.lossless:
+            check_coverage(self, item, chunks)
+        return chunks
 
-    async def _attempt(self, item: Document, context: ExecutionContext) -> list[Document]:
-        self.validate_input(item)
-        if self.awaits:
-            pieces: Iterable[Piece] = [p async for p in self.asplit(item)]
-        else:
-            pieces = self.split(item)
-        produced = self.build_chunks(item, pieces)
-        await self.validate_output(item, produced, context)
-        return produced
-
-    async def transform(self, item: Document, context: ExecutionContext) -> AsyncIterator[Document]:
-        for chunk in await self._attempt(item, context):
-            yield chunk
+    _stransform.__ragloom_chunker__ = True  # type: ignore[attr-defined]
+    _atransform.__ragloom_chunker__ = True  # type: ignore[attr-defined]
+    transform = _stransform  # type: ignore[assignment]
 
     # -- synchronous, string-first use ----------------------------------------------------------
 
@@ -290,6 +290,39 @@ class ChunkerRouter(RoutedStep[Document]):
 
 
 Chunker.register(ChunkerRouter)
+
+
+def check_coverage(chunker: Chunker, document: Document, chunks: list[Document]) -> None:
+    """Raise ``RagloomError`` when ``chunks`` leave part of ``document`` uncovered.
+
+    Overlapping spans are fine; with ``chunker.whitespace_gaps`` a gap of whitespace is too.
+    Chunks without a span (rendered text) cover nothing. An empty document needs no chunk.
+    """
+    content = document.content
+    if not content:
+        return
+    reach = 0
+    gap: tuple[int, int] | None = None
+    for chunk in sorted(
+        (c for c in chunks if c.start is not None), key=lambda c: c.start or 0
+    ):
+        start, end = chunk.start or 0, chunk.end or 0
+        if start > reach and not (chunker.whitespace_gaps and not content[reach:start].strip()):
+            gap = (reach, start)
+            break
+        reach = max(reach, end)
+    else:
+        if reach < len(content) and not (
+            chunker.whitespace_gaps and not content[reach:].strip()
+        ):
+            gap = (reach, len(content))
+    if gap is not None:
+        start, end = gap
+        raise RagloomError(
+            f"{chunker.name} lost text of document {document.id!r}: characters "
+            f"[{start}, {end}) ({content[start:end][:40]!r}) are in no chunk; a lossless chunker "
+            "must cover the whole document"
+        )
 
 
 def as_documents(source: str | Document | Iterable[str | Document]) -> list[Document]:

@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .events import Event, ItemFailed
 from .policy import Policy
 
 if TYPE_CHECKING:
     from .cache.base import CacheStore
-    from .step import PipelineStep
 
 __all__ = ["ExecutionContext", "Observer", "StepStats"]
 
 Observer = Callable[[Event], "Awaitable[None] | None"]
+
+
+class _Step(Protocol):
+    """What the context reads of a step: its name and stage label."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def event_name(self) -> str: ...
 
 
 @dataclass(slots=True)
@@ -44,6 +54,7 @@ class _RunState:
     names: dict[int, str] = field(default_factory=dict)
     failures: list[ItemFailed] = field(default_factory=list)
     feeds: dict[int, Any] = field(default_factory=dict)
+    observer_errors: dict[int, str] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
 
 
@@ -104,7 +115,7 @@ class ExecutionContext:
     def subscribe(self, observer: Observer) -> None:
         self._run.observers.append(observer)
 
-    def step_name(self, step: PipelineStep[Any]) -> str:
+    def step_name(self, step: _Step) -> str:
         """A run-unique name for ``step`` (its ``name``, suffixed when names repeat)."""
         key = id(step)
         name = self._run.names.get(key)
@@ -118,25 +129,55 @@ class ExecutionContext:
             self._run.names[key] = name
         return name
 
-    def stats_for(self, step: PipelineStep[Any]) -> StepStats:
+    def stats_for(self, step: _Step) -> StepStats:
         name = self.step_name(step)
         stats = self._run.stats.get(name)
         if stats is None:
             stats = self._run.stats[name] = StepStats(name=name, event_name=step.event_name)
         return stats
 
-    def feed(self, step: PipelineStep[Any], source: Any) -> None:
+    def feed(self, step: _Step, source: Any) -> None:
         """Give an unbound root ``step`` its input for this run."""
         self._run.feeds[id(step)] = source
 
-    def feed_for(self, step: PipelineStep[Any]) -> Any:
+    def feed_for(self, step: _Step) -> Any:
         return self._run.feeds.get(id(step))
 
     async def emit(self, event: Event) -> None:
-        """Deliver ``event`` to every observer, awaiting async ones in order."""
+        """Deliver ``event`` to every observer, awaiting async ones in order.
+
+        An observer that raises is reported once (a warning on the ``ragloom`` logger and in
+        :attr:`observer_errors`) and keeps receiving events: observing never aborts a run.
+        """
         if isinstance(event, ItemFailed):
             self._run.failures.append(event)
         for observer in self._run.observers:
-            result = observer(event)
-            if inspect.isawaitable(result):
-                await result
+            try:
+                result = observer(event)
+                if inspect.isawaitable(result):
+                    await result
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt | _cancelled()):
+                    raise
+                self._observer_failed(observer, exc)
+
+    @property
+    def observer_errors(self) -> list[str]:
+        """One line per observer that raised during this run (the first error of each)."""
+        return list(self._run.observer_errors.values())
+
+    def _observer_failed(self, observer: Observer, exc: BaseException) -> None:
+        errors = self._run.observer_errors
+        if id(observer) in errors:
+            return
+        name = getattr(observer, "__qualname__", None) or type(observer).__qualname__
+        errors[id(observer)] = line = (
+            f"observer {name} raised {type(exc).__name__}: {exc}; the run goes on"
+        )
+        logging.getLogger("ragloom").warning("%s", line)
+
+
+def _cancelled() -> type[BaseException]:
+    import anyio
+
+    return anyio.get_cancelled_exc_class()

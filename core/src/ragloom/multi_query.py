@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._inputs import wrong_item
 from .component import Component
 from .context import ExecutionContext
 from .errors import ComponentTypeError, ConfigurationError, InvalidInputError, RagloomError
@@ -19,10 +20,13 @@ from .query import QueryTransformer, RouteDecision, Router
 from .step import PipelineStep
 
 __all__ = [
+    "DecomposeStep",
     "EmptyDecompositionError",
     "MultiQueryRoutingPipeline",
     "MultiQueryRoutingState",
+    "NormalizeStep",
     "OnEmptyDecompositionPolicy",
+    "RouteStep",
     "SubQueryRoute",
     "normalize_sub_queries",
 ]
@@ -107,44 +111,55 @@ def normalize_sub_queries(
     return out
 
 
-class _DecomposeStep(PipelineStep[Any]):
+class DecomposeStep(PipelineStep[Any]):
+    """Query -> a state holding the decomposer's sub-queries (one per question)."""
+
     event_name = "Decompose"
     output_model = MultiQueryRoutingState
 
     def __init__(self, decomposer: QueryTransformer, policy: Policy | None = None) -> None:
         super().__init__(policy=policy, name="Decompose")
         self.decomposer = decomposer
-        self.awaits = decomposer.awaits  # type: ignore[misc]
+        # The hook follows the decomposer: inline when it never awaits.
+        self.__dict__["transform"] = self._adecompose if decomposer.awaits else self._decompose
 
     def config(self) -> Mapping[str, Any]:
         return {"decomposer": self.decomposer.config_hash}
 
     def validate_input(self, item: Any) -> None:
         if not isinstance(item, str | MultiQueryRoutingState):
-            raise InvalidInputError(f"expected a query string, got {type(item).__name__}")
+            raise InvalidInputError(
+                str(wrong_item(item, "a query string or a MultiQueryRoutingState"))
+            )
 
-    async def _attempt(self, item: Any, context: ExecutionContext) -> list[Any]:
-        self.validate_input(item)
-        query = item if isinstance(item, str) else item.query
-        subs = await self.decomposer.transform(query)
+    def _state(self, query: str, subs: Any) -> MultiQueryRoutingState:
         if not isinstance(subs, list):
             raise ComponentTypeError(
                 f"{type(self.decomposer).__name__}.transform returned {type(subs).__name__}, "
                 "expected list[str]"
             )
-        return [
-            MultiQueryRoutingState(query=query, sub_queries=[s for s in subs if isinstance(s, str)])
-        ]
+        return MultiQueryRoutingState(
+            query=query, sub_queries=[s for s in subs if isinstance(s, str)]
+        )
 
-    async def transform(self, item: Any, context: ExecutionContext) -> AsyncIterator[Any]:
-        for out in await self._attempt(item, context):
-            yield out
+    def _decompose(self, item: Any) -> MultiQueryRoutingState:
+        query = item if isinstance(item, str) else item.query
+        return self._state(query, self.decomposer.transform_sync(query))
+
+    async def _adecompose(self, item: Any) -> MultiQueryRoutingState:
+        query = item if isinstance(item, str) else item.query
+        return self._state(query, await self.decomposer.transform(query))
+
+    def transform(self, item: Any, context: ExecutionContext) -> Any:  # pragma: no cover
+        # Replaced per instance (see __init__).
+        return self._decompose(item)
 
 
-class _NormalizeStep(PipelineStep[MultiQueryRoutingState]):
+class NormalizeStep(PipelineStep[MultiQueryRoutingState]):
+    """Strips, de-duplicates, applies the empty policy and caps each state's sub-queries."""
+
     event_name = "Normalize"
     output_model = MultiQueryRoutingState
-    awaits = False
 
     def __init__(self, max_sub_queries: int, on_empty: OnEmptyDecompositionPolicy) -> None:
         super().__init__(name="Normalize")
@@ -154,44 +169,45 @@ class _NormalizeStep(PipelineStep[MultiQueryRoutingState]):
     def config(self) -> Mapping[str, Any]:
         return {"max_sub_queries": self.max_sub_queries, "on_empty": self.on_empty.value}
 
-    async def _attempt(
+    def transform(
         self, item: MultiQueryRoutingState, context: ExecutionContext
-    ) -> list[MultiQueryRoutingState]:
+    ) -> MultiQueryRoutingState:
         subs = normalize_sub_queries(
             item.query,
             item.sub_queries,
             max_sub_queries=self.max_sub_queries,
             on_empty=self.on_empty,
         )
-        return [item.model_copy(update={"sub_queries": subs})]
-
-    async def transform(
-        self, item: MultiQueryRoutingState, context: ExecutionContext
-    ) -> AsyncIterator[MultiQueryRoutingState]:
-        for out in await self._attempt(item, context):
-            yield out
+        return item.model_copy(update={"sub_queries": subs})
 
 
-class _RouteStep(PipelineStep[MultiQueryRoutingState]):
+class RouteStep(PipelineStep[MultiQueryRoutingState]):
+    """Routes every sub-query of a state (concurrently, under the policy's limit)."""
+
     event_name = "Route"
     output_model = MultiQueryRoutingState
 
     def __init__(self, router: Router, policy: Policy | None = None) -> None:
         super().__init__(policy=policy, name="Route")
         self.router = router
-        self.awaits = router.awaits  # type: ignore[misc]
+        self.__dict__["transform"] = self._aroute if router.awaits else self._route
 
     def config(self) -> Mapping[str, Any]:
         return {"router": self.router.config_hash}
 
-    async def _attempt(
+    def _route(self, item: MultiQueryRoutingState) -> MultiQueryRoutingState:
+        decide = self.router.decide_sync
+        plan = [SubQueryRoute.from_decision(sub, decide(sub)) for sub in item.sub_queries]
+        return item.model_copy(update={"routing_plan": plan})
+
+    async def _aroute(
         self, item: MultiQueryRoutingState, context: ExecutionContext
-    ) -> list[MultiQueryRoutingState]:
+    ) -> MultiQueryRoutingState:
         subs = item.sub_queries
         decide = self.router.decide
         decisions: list[RouteDecision | None] = [None] * len(subs)
         limit = self.effective_policy(context).concurrency or 1
-        if len(subs) <= 1 or limit == 1 or not self.router.awaits:
+        if len(subs) <= 1 or limit == 1:
             for i, sub in enumerate(subs):
                 decisions[i] = await decide(sub)
         else:
@@ -209,13 +225,11 @@ class _RouteStep(PipelineStep[MultiQueryRoutingState]):
             for sub, d in zip(subs, decisions, strict=True)
             if d is not None
         ]
-        return [item.model_copy(update={"routing_plan": plan})]
+        return item.model_copy(update={"routing_plan": plan})
 
-    async def transform(
-        self, item: MultiQueryRoutingState, context: ExecutionContext
-    ) -> AsyncIterator[MultiQueryRoutingState]:
-        for out in await self._attempt(item, context):
-            yield out
+    def transform(self, item: Any, context: ExecutionContext) -> Any:  # pragma: no cover
+        # Replaced per instance (see __init__).
+        return self._route(item)
 
 
 class MultiQueryRoutingPipeline(Component):
@@ -288,21 +302,56 @@ class MultiQueryRoutingPipeline(Component):
 
         Run it with ``await pipeline.run(["q1", "q2"])``: one state per query, in order.
         """
-        decompose = _DecomposeStep(self.decomposer)
-        normalize = _NormalizeStep(self.max_sub_queries, self.on_empty_decomposition)(decompose)
-        route = _RouteStep(self.router)(normalize)
-        return Pipeline(route, policy=self.policy, name="MultiQueryRouting")
+        decompose = DecomposeStep(self.decomposer)
+        normalize = NormalizeStep(self.max_sub_queries, self.on_empty_decomposition)(decompose)
+        route = RouteStep(self.router)(normalize)
+        return Pipeline(route, policy=self.policy, name="MultiQueryRouting", block=self)
 
     async def plan(self, query: str) -> MultiQueryRoutingState:
-        """Plan one query directly, raising its error (e.g. ``EmptyDecompositionError``)."""
+        """Plan one query directly, raising its error (e.g. ``EmptyDecompositionError``).
+
+        Raises:
+            TypeError: ``query`` is not a string.
+            InvalidInputError: ``query`` is blank.
+        """
+        _check_question(query)
         subs = await self.decomposer.transform(query)
+        return await self._finish(query, subs)
+
+    def plan_sync(self, query: str) -> MultiQueryRoutingState:
+        """:meth:`plan` from synchronous code (scripts and notebooks alike)."""
+        if self.decomposer.awaits or self.router.awaits:
+            from ._sync import run_sync
+
+            return run_sync(self.plan, query)
+        _check_question(query)
+        state = self._state(query, self.decomposer.transform_sync(query))
+        return RouteStep(self.router, policy=self.policy)._route(state)
+
+    async def _finish(self, query: str, subs: Any) -> MultiQueryRoutingState:
+        state = self._state(query, subs)
+        step = RouteStep(self.router, policy=self.policy)
+        if self.router.awaits:
+            return await step._aroute(state, ExecutionContext(policy=self.policy))
+        return step._route(state)
+
+    def _state(self, query: str, subs: Any) -> MultiQueryRoutingState:
+        if not isinstance(subs, list):
+            raise ComponentTypeError(
+                f"{type(self.decomposer).__name__}.transform returned {type(subs).__name__}, "
+                "expected list[str]"
+            )
         normalized = normalize_sub_queries(
             query,
             list(subs),
             max_sub_queries=self.max_sub_queries,
             on_empty=self.on_empty_decomposition,
         )
-        state = MultiQueryRoutingState(query=query, sub_queries=normalized)
-        step = _RouteStep(self.router, policy=self.policy)
-        (routed,) = await step._attempt(state, ExecutionContext(policy=self.policy))
-        return routed
+        return MultiQueryRoutingState(query=query, sub_queries=normalized)
+
+
+def _check_question(query: Any) -> None:
+    if not isinstance(query, str):
+        raise wrong_item(query, "a query string")
+    if not query.strip():
+        raise InvalidInputError("the question is blank: give a question to plan")

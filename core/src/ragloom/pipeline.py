@@ -6,6 +6,7 @@ import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+from ._inputs import wrong_item
 from .context import ExecutionContext, Observer, StepStats
 from .errors import ComponentTypeError, ConfigurationError
 from .events import ItemFailed, RunFinished, RunStarted
@@ -69,6 +70,10 @@ class Pipeline(Generic[T]):
 
     ``policy`` and ``cache`` are inherited by every step that does not set its own. Observers
     (sync or async callables taking an event) see every event of every run.
+
+    A pipeline owns the resources given to it in ``owns`` (and those its builder opened, such
+    as a pipeline file's cache): use it as a context manager (``with`` or ``async with``), or
+    call :meth:`close`, to release them.
     """
 
     def __init__(
@@ -79,6 +84,9 @@ class Pipeline(Generic[T]):
         cache: CacheStore | Literal[False] | None = None,
         observers: Iterable[Observer] = (),
         name: str | None = None,
+        owns: Iterable[Any] = (),
+        registry: Any = None,
+        block: Any = None,
     ) -> None:
         if not isinstance(terminal, PipelineStep):
             raise ComponentTypeError(
@@ -89,6 +97,53 @@ class Pipeline(Generic[T]):
         self.cache = cache
         self.observers: list[Observer] = list(observers)
         self.name = name or terminal.name
+        #: The plugin registry this pipeline was built with (``None``: built in code).
+        self.registry = registry
+        #: The reusable block that built this pipeline (e.g. a ``MultiQueryRoutingPipeline``).
+        self.block = block
+        self._owned: list[Any] = []
+        for resource in owns:
+            self.own(resource)
+
+    # -- resources -------------------------------------------------------------------------
+
+    def own(self, resource: Any) -> Any:
+        """Make this pipeline responsible for closing ``resource`` (anything with ``close()``);
+        returns it."""
+        if not callable(getattr(resource, "close", None)):
+            raise ComponentTypeError(
+                f"a pipeline can only own resources with a close() method, got "
+                f"{type(resource).__name__}"
+            )
+        if all(r is not resource for r in self._owned):
+            self._owned.append(resource)
+        return resource
+
+    def close(self) -> None:
+        """Close every resource this pipeline owns (each once; idempotent)."""
+        owned, self._owned = self._owned, []
+        errors: list[BaseException] = []
+        for resource in reversed(owned):
+            try:
+                resource.close()
+            except Exception as exc:  # noqa: BLE001 - close the rest, then report
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> Pipeline[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Pipeline[T]:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the graph -------------------------------------------------------------------------
 
     def subscribe(self, observer: Observer) -> Observer:
         """Add an observer (usable as a decorator)."""
@@ -120,7 +175,12 @@ class Pipeline(Generic[T]):
     def root(self) -> PipelineStep[Any]:
         return self.steps()[0]
 
-    def _context(self, inputs: Iterable[Any] | AsyncIterable[Any] | None) -> ExecutionContext:
+    # -- running ---------------------------------------------------------------------------
+
+    def context(
+        self, inputs: Iterable[Any] | AsyncIterable[Any] | None = None
+    ) -> ExecutionContext:
+        """A fresh execution context for one run of this pipeline, fed with ``inputs``."""
         context = ExecutionContext(
             policy=self.policy, cache=self.cache, observers=list(self.observers)
         )
@@ -130,7 +190,7 @@ class Pipeline(Generic[T]):
                 raise ConfigurationError(
                     f"pipeline {self.name!r} starts with a source; run() takes no inputs"
                 )
-            context.feed(root, IterableSource(inputs))
+            context.feed(root, IterableSource(inputs, check=_input_check(root)))
         elif not isinstance(root, IterableSource) and root.upstream is None:
             raise ConfigurationError(
                 f"pipeline {self.name!r} has no source at its root ({root.name}); "
@@ -147,10 +207,10 @@ class Pipeline(Generic[T]):
         context: ExecutionContext | None = None,
     ) -> AsyncIterator[T]:
         """Stream outputs as they are released (input order); failures go to observers."""
-        ctx = context or self._context(inputs)
+        ctx = context or self.context(inputs)
         if context is not None and inputs is not None:
-            ctx.feed(self.root, IterableSource(inputs))
-        windows = self.terminal._windows(ctx)
+            ctx.feed(self.root, IterableSource(inputs, check=_input_check(self.root)))
+        windows = self.terminal.windows(ctx)
         try:
             async for window in windows:
                 for out in window:
@@ -163,8 +223,12 @@ class Pipeline(Generic[T]):
 
         ``inputs`` feeds the root step when the graph has no source of its own (e.g. a pipeline
         built by ``MultiQueryRoutingPipeline``).
+
+        Raises:
+            TypeError: an input is not of the type the first step takes (named in full).
+            ItemProcessingError: an item failed under ``on_failure = "abort"``.
         """
-        context = self._context(inputs)
+        context = self.context(inputs)
         started = time.perf_counter()
         if context.observed:
             await context.emit(
@@ -173,7 +237,7 @@ class Pipeline(Generic[T]):
         outputs: list[T] = []
         aborted = True
         try:
-            windows = self.terminal._windows(context)
+            windows = self.terminal.windows(context)
             try:
                 async for window in windows:
                     outputs.extend(window)
@@ -197,15 +261,26 @@ class Pipeline(Generic[T]):
         )
 
     def run_sync(self, inputs: Iterable[Any] | None = None) -> RunResult[T]:
-        """``run()`` from synchronous code (starts an event loop with anyio)."""
-        import anyio
+        """:meth:`run` from synchronous code: a script, or a notebook (inside a running event
+        loop it runs on a fresh loop in a helper thread)."""
+        from ._sync import run_sync
 
-        box: list[RunResult[T]] = []
+        return run_sync(self.run, inputs)
 
-        async def main() -> None:
-            # Returning nothing from the main task: asyncio reprs a finished main task (and so
-            # its result) when the loop closes.
-            box.append(await self.run(inputs))
 
-        anyio.run(main)
-        return box[0]
+def _input_check(root: PipelineStep[Any]) -> Any:
+    """A check refusing inputs of another type than ``root`` takes (``None``: takes any)."""
+    expected = root.input_type
+    if expected is None:
+        return None
+    names = (
+        " or ".join(f"{t.__module__}.{t.__qualname__}" for t in expected)
+        if isinstance(expected, tuple)
+        else f"a {expected.__module__.split('.')[0]}.{expected.__qualname__}"
+    )
+
+    def check(item: Any) -> None:
+        if not isinstance(item, expected):
+            raise wrong_item(item, f"{names} for {root.name}")
+
+    return check

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .component import Component
-from .errors import ConfigurationError, RoutingError
+from .errors import ComponentTypeError, ConfigurationError, RoutingError
 
 __all__ = ["QueryTransformer", "RouteDecision", "Router", "coerce_route"]
 
@@ -40,14 +40,35 @@ def coerce_route(index: int, entry: Any, model: type[M]) -> M:
 
 
 class QueryTransformer(Component, ABC):
-    """Turns one query into zero or more queries (a decomposer, a rewriter, an expander)."""
+    """Turns one query into zero or more queries (a decomposer, a rewriter, an expander).
 
-    #: Whether :meth:`transform` awaits real I/O (an LLM); rule-based ones set ``False``.
-    awaits: ClassVar[bool] = True
+    Implement :meth:`transform_sync` for work that never awaits (rules, a local model), or the
+    ``async`` :meth:`transform` for work that does (an LLM server). Each calls the other by
+    default, so both are always available; :attr:`awaits` follows the one implemented.
+    """
 
-    @abstractmethod
+    @property
+    def awaits(self) -> bool:
+        """Whether the work awaits: ``False`` when only :meth:`transform_sync` is implemented."""
+        cls = type(self)
+        return (
+            cls.transform is not QueryTransformer.transform
+            or cls.transform_sync is QueryTransformer.transform_sync
+        )
+
     async def transform(self, query: str) -> list[str]:
         """The transformed queries for ``query``."""
+        return self.transform_sync(query)
+
+    def transform_sync(self, query: str) -> list[str]:
+        """:meth:`transform` from synchronous code (scripts and notebooks alike)."""
+        if type(self).transform is QueryTransformer.transform:
+            raise ComponentTypeError(
+                f"{type(self).__name__} must implement transform_sync() or transform()"
+            )
+        from ._sync import run_sync
+
+        return run_sync(self.transform, query)
 
 
 class RouteDecision(BaseModel):
@@ -72,10 +93,19 @@ class RouteDecision(BaseModel):
 
 
 class Router(Component, ABC):
-    """Chooses one named route for a query."""
+    """Chooses one named route for a query.
 
-    #: Whether :meth:`route` awaits real I/O; pure-CPU routers set ``False``.
-    awaits: ClassVar[bool] = True
+    Implement :meth:`route_sync` for routing that never awaits (rules, a local model) or the
+    ``async`` :meth:`route` for routing that does (an LLM). Each calls the other by default;
+    :attr:`awaits` follows the one implemented. Callers use :meth:`decide` /
+    :meth:`decide_sync`, which check the answer.
+    """
+
+    @property
+    def awaits(self) -> bool:
+        """Whether routing awaits: ``False`` when only :meth:`route_sync` is implemented."""
+        cls = type(self)
+        return cls.route is not Router.route or cls.route_sync is Router.route_sync
 
     @property
     @abstractmethod
@@ -87,9 +117,19 @@ class Router(Component, ABC):
         """The route taken when no real decision can be made (``None``: no fallback)."""
         return None
 
-    @abstractmethod
     async def route(self, query: str) -> RouteDecision:
         """Decide the route for ``query``."""
+        return self.route_sync(query)
+
+    def route_sync(self, query: str) -> RouteDecision:
+        """:meth:`route` from synchronous code (scripts and notebooks alike)."""
+        if type(self).route is Router.route:
+            raise ComponentTypeError(
+                f"{type(self).__name__} must implement route_sync() or route()"
+            )
+        from ._sync import run_sync
+
+        return run_sync(self.route, query)
 
     def fallback(
         self, reason: str, *, score: float | None = None, **extra: object
@@ -109,11 +149,28 @@ class Router(Component, ABC):
         to the default route with the reason (or raises ``RoutingError`` without a default).
         A ``ConfigurationError`` (the router is set up wrongly) is raised, not hidden."""
         try:
-            decision = await self.route(query)
+            decision = await self.route(query) if self.awaits else self.route_sync(query)
         except (RoutingError, ConfigurationError):
             raise  # a set-up mistake is not a routing decision: it must surface
         except Exception as exc:  # noqa: BLE001 - reported as a fallback, never lost
             return self.fallback(f"router error: {type(exc).__name__}: {exc}")
+        return self._checked(decision)
+
+    def decide_sync(self, query: str) -> RouteDecision:
+        """:meth:`decide` from synchronous code."""
+        if self.awaits:
+            from ._sync import run_sync
+
+            return run_sync(self.decide, query)
+        try:
+            decision = self.route_sync(query)
+        except (RoutingError, ConfigurationError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported as a fallback, never lost
+            return self.fallback(f"router error: {type(exc).__name__}: {exc}")
+        return self._checked(decision)
+
+    def _checked(self, decision: Any) -> RouteDecision:
         if not isinstance(decision, RouteDecision):
             return self.fallback(
                 f"router error: route() returned {type(decision).__name__}, not RouteDecision"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from .context import ExecutionContext
 from .errors import ComponentTypeError, ConfigurationError, UnroutedItemError
 from .filters import Filter
 from .policy import Policy
-from .step import PipelineStep, _item_id
+from .step import PipelineStep
 
 if TYPE_CHECKING:
     from typing import Self
@@ -30,6 +30,8 @@ class RoutedStep(PipelineStep[T]):
     own policy (retries, timeout) applies to the items routed to it. A routed item's cache id is
     keyed by the child that handled it.
     """
+
+    routes_items: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -75,7 +77,8 @@ class RoutedStep(PipelineStep[T]):
         return steps
 
     @property
-    def awaits(self) -> bool:  # type: ignore[override]
+    def awaits(self) -> bool:
+        """Whether any child's work awaits."""
         return any(child.awaits for child in self.children)
 
     @property
@@ -105,30 +108,23 @@ class RoutedStep(PipelineStep[T]):
                 return step
         return self.default_step
 
-    def _handler_for(
-        self, item: T, context: ExecutionContext, policy: Policy
-    ) -> tuple[PipelineStep[T], ExecutionContext, Policy]:
+    def _selected(self, item: T) -> PipelineStep[T]:
         child = self.select(item)
         if child is None:
+            from ._engine.calls import item_id
+
             raise UnroutedItemError(
-                f"{self.name}: item {_item_id(item)!r} matched no route and no default is set"
+                f"{self.name}: item {item_id(item)!r} matched no route and no default is set"
             )
-        # Tri-state: the router's own setting (False included) wins over what it inherits.
-        own_cache = self.cache if self.cache is not None else context.cache
-        scoped = context.scoped(policy=policy, cache=own_cache)
-        handler, ctx, child_policy = child, scoped, child.effective_policy(scoped)
-        # A nested router resolves further down to the leaf that does the work.
-        return handler._handler_for(item, ctx, child_policy)
+        return child
 
-    async def _attempt(self, item: T, context: ExecutionContext) -> list[T]:
-        handler, ctx, _policy = self._handler_for(item, context, self.effective_policy(context))
-        return await handler._attempt(item, ctx)
+    async def transform(self, item: T, context: ExecutionContext) -> list[T]:
+        """What the selected child produces for ``item`` (pipelines dispatch items to the
+        children directly, under each child's own policy; this serves direct calls)."""
+        from ._engine.calls import as_outputs, raw_call
 
-    async def validate_output(self, item: T, produced: list[T], context: ExecutionContext) -> None:
-        """Forward output validation to the child selected for ``item``."""
-        child = self.select(item)
-        if child is not None:
-            await child.validate_output(item, produced, context)
+        is_async, call = raw_call(self._selected(item), context)
+        return as_outputs(await call(item) if is_async else call(item))
 
     def validate_input(self, item: T) -> None:
         """Forward input validation to the child selected for ``item``."""
@@ -136,7 +132,10 @@ class RoutedStep(PipelineStep[T]):
         if child is not None:
             child.validate_input(item)
 
-    async def transform(self, item: T, context: ExecutionContext) -> AsyncIterator[T]:
-        """Dispatch ``item`` to its child and yield what the child yields."""
-        for out in await self._attempt(item, context):
-            yield out
+    async def validate_output(self, item: T, produced: list[T], context: ExecutionContext) -> None:
+        """Forward output validation to the child selected for ``item``."""
+        child = self.select(item)
+        if child is not None:
+            result = child.validate_output(item, produced, context)
+            if result is not None and hasattr(result, "__await__"):
+                await result

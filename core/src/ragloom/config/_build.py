@@ -13,12 +13,7 @@ from ..cache.sqlite import SQLiteCacheStore
 from ..chunking import Chunker, ChunkerRouter
 from ..errors import ConfigurationError, PluginError, RagloomError
 from ..filters import AllOf, AnyOf, Filter, Not
-from ..multi_query import (
-    MultiQueryRoutingPipeline,
-    _DecomposeStep,
-    _NormalizeStep,
-    _RouteStep,
-)
+from ..multi_query import MultiQueryRoutingPipeline
 from ..pipeline import Pipeline
 from ..plugins import Registry
 from ..plugins._registry import import_object, validate_params
@@ -183,12 +178,10 @@ class _Builder:
                 field = "params" if "parameter" in str(exc) else kind
                 raise self.locate(f"{where}.{field}", exc) from None
         if policy is not None:
-            step._policy = policy
+            step.configure(policy=policy)
         if cache is not None:
-            step._cache = cache
-        if spec.name:
-            step.name = spec.name
-        return step
+            step.configure(cache=cache)
+        return step.configure(name=spec.name)
 
 
 class _GenericRouter(RoutedStep[Any]):
@@ -248,10 +241,10 @@ def build_pipeline(
             node = step if node is None else step(node)
         assert node is not None
         pipeline = Pipeline(node, policy=policy, cache=cache, name=spec.name)
+    pipeline.registry = registry
     if registry.pm.get_plugins():
         pipeline.observers.append(registry.emit)
         registry.pm.hook.ragloom_pipeline_built(pipeline=pipeline, spec=spec)
-    pipeline.registry = registry  # type: ignore[attr-defined]
     return pipeline
 
 
@@ -346,25 +339,22 @@ def dump_pipeline(pipeline: Pipeline[Any], *, registry: Registry | None = None) 
     if pipeline.name:
         out["name"] = pipeline.name
     policy = _policy_out(pipeline.policy)
-    chain = pipeline.steps()
-    if [type(s) for s in chain] == [_DecomposeStep, _NormalizeStep, _RouteStep]:
-        decompose, normalize, route = chain
-        assert isinstance(decompose, _DecomposeStep) and isinstance(route, _RouteStep)
-        assert isinstance(normalize, _NormalizeStep)
+    block = pipeline.block
+    if isinstance(block, MultiQueryRoutingPipeline):
         out["query"] = {
             "decomposer": {
-                "name": dumper.name(decompose.decomposer, "decomposer"),
-                "params": dict(decompose.decomposer.config()),
+                "name": dumper.name(block.decomposer, "decomposer"),
+                "params": dict(block.decomposer.config()),
             },
             "router": {
-                "name": dumper.name(route.router, "router"),
-                "params": dict(route.router.config()),
+                "name": dumper.name(block.router, "router"),
+                "params": dict(block.router.config()),
             },
-            "max_sub_queries": normalize.max_sub_queries,
-            "on_empty_decomposition": normalize.on_empty.value,
+            "max_sub_queries": block.max_sub_queries,
+            "on_empty_decomposition": block.on_empty_decomposition.value,
         }
     else:
-        out["steps"] = [dumper.step(s) for s in chain]
+        out["steps"] = [dumper.step(s) for s in pipeline.steps()]
     if policy:
         out["policy"] = policy
     cache = _cache_out(pipeline.cache)

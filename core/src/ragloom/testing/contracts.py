@@ -222,14 +222,19 @@ class RouterContract:
         async def broken(query: str) -> RouteDecision:
             raise RuntimeError("backend down")
 
-        original = router.route
+        def broken_sync(query: str) -> RouteDecision:
+            raise RuntimeError("backend down")
+
+        # Whichever hook the router implements, an error becomes a fallback with its reason.
         router.route = broken  # type: ignore[method-assign]
+        router.route_sync = broken_sync  # type: ignore[method-assign]
         try:
-            decision = _run(router.decide, "anything")
+            decisions = [_run(router.decide, "anything"), router.decide_sync("anything")]
         finally:
-            router.route = original  # type: ignore[method-assign]
-        assert decision.route == router.default_route
-        assert decision.fallback_reason and "backend down" in decision.fallback_reason
+            del router.route, router.route_sync
+        for decision in decisions:
+            assert decision.route == router.default_route
+            assert decision.fallback_reason and "backend down" in decision.fallback_reason
 
     def test_concurrency_safe(self, router: Router) -> None:
         queries = [q for q in self.queries for _ in range(6)]
@@ -259,13 +264,12 @@ class RouterContract:
 
 class _FirstRoute(Router):
     step_id = "ragloom.testing/first-route"
-    awaits = False
 
     @property
     def valid_routes(self) -> tuple[str, ...]:
         return ("only",)
 
-    async def route(self, query: str) -> RouteDecision:
+    def route_sync(self, query: str) -> RouteDecision:
         return RouteDecision(route="only", score=1.0)
 
 

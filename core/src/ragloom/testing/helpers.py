@@ -68,7 +68,7 @@ async def run_step(
     try:
         return await Pipeline(step, policy=policy, cache=cache).run()
     finally:
-        step._upstream = None
+        step.unbind()
 
 
 def isolated_registry() -> Registry:

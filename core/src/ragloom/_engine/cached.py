@@ -1,0 +1,266 @@
+"""Running a step through its cache: hits replayed, misses computed and written, per window.
+
+Items are read from the store in windows of at most ``cache_window`` (independent of the
+concurrency). An item's key combines the config hash of the step that handles it (a routed
+item: the leaf it routes to) with its identity and content hash. A hit is replayed only after
+that step's ``validate_input`` accepts the item. Only items that succeeded are written, each with
+all of its outputs; entries are written in batches, at least every second and when the step ends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any
+
+from ..events import CacheHit, CacheMiss
+from .calls import Failure, item_id
+from .pool import pooled_results
+from .routing import Routing
+
+__all__ = ["cached_results"]
+
+#: Cache entries are written at least this often while a cached step runs (and at its end).
+FLUSH_SECONDS = 1.0
+#: ...or as soon as this many entries are waiting.
+FLUSH_ENTRIES = 1024
+
+
+class _PendingWrites:
+    """Finished items' cache entries not yet written, per store."""
+
+    __slots__ = ("count", "since", "stores")
+
+    def __init__(self) -> None:
+        self.stores: dict[int, tuple[Any, list[Any]]] = {}
+        self.count = 0
+        self.since = time.monotonic()
+
+    def add(self, store: Any, entry: Any) -> None:
+        group = self.stores.get(id(store))
+        if group is None:
+            group = self.stores[id(store)] = (store, [])
+        group[1].append(entry)
+        self.count += 1
+
+    def flush_if_due(self) -> None:
+        if self.count >= FLUSH_ENTRIES or (
+            self.count and time.monotonic() - self.since >= FLUSH_SECONDS
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        stores, self.stores, self.count = self.stores, {}, 0
+        self.since = time.monotonic()
+        for store, entries in stores.values():
+            store.put_many(entries)
+
+
+class _Owner:
+    """The step whose cache entry an item reads and writes, and how."""
+
+    __slots__ = ("checks_input", "config_hash", "mode", "step", "store")
+
+    def __init__(self, step: Any, store: Any, mode: str | None, checks_input: bool) -> None:
+        self.step = step
+        self.store = store
+        self.mode = mode
+        self.checks_input = checks_input
+        self.config_hash: str | None = None
+
+
+async def cached_results(
+    windows: AsyncIterator[list[Any]],
+    *,
+    step: Any,
+    store: Any,
+    routing: Routing | None,
+    checks_input: bool,
+    call: Callable[[Any], Any],
+    is_async: bool,
+    concurrency: int,
+    context: Any,
+    stats: Any,
+) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+    """``(item, outputs | Failure)`` pairs in input order, reading and writing the cache.
+
+    ``call`` is the step's result call (``item -> list | Failure``; async when ``is_async``),
+    used for the items the cache does not hold.
+    """
+    size = max(1, int(getattr(step, "cache_window", 256)))
+    owners: dict[int, _Owner] = {}
+    if routing is None:
+        owners[id(step)] = _Owner(step, store, None, checks_input)
+    else:
+        for leaf in routing.leaves.values():
+            owners[id(leaf.step)] = _Owner(leaf.step, leaf.store, leaf.mode, leaf.checks_input)
+    pending = _PendingWrites()
+    try:
+        async for window in windows:
+            stats.items_in += len(window)
+            parts = (
+                [window]
+                if len(window) <= size
+                else [window[i : i + size] for i in range(0, len(window), size)]
+            )
+            for part in parts:
+                yield await _window(
+                    part, step, routing, owners, call, is_async, concurrency, context, stats,
+                    pending,
+                )
+                pending.flush_if_due()
+    finally:
+        pending.flush()
+
+
+async def _window(
+    items: list[Any],
+    step: Any,
+    routing: Routing | None,
+    owners: dict[int, _Owner],
+    call: Callable[[Any], Any],
+    is_async: bool,
+    concurrency: int,
+    context: Any,
+    stats: Any,
+    pending: _PendingWrites,
+) -> list[tuple[Any, Any]]:
+    from ..cache.base import CacheEntry
+    from ..cache.codec import decode_many
+    from ..cache.keys import cache_key
+
+    n = len(items)
+    results: list[Any] = [None] * n
+    keys: list[str | None] = [None] * n
+    item_owners: list[_Owner | None] = [None] * n
+    single = owners[id(step)] if routing is None else None
+    for i, item in enumerate(items):
+        owner = single
+        if owner is None:
+            assert routing is not None
+            try:
+                owner = owners[id(routing.leaf_for(item).step)]
+            except Exception as exc:  # noqa: BLE001 - unroutable: fails like uncached
+                results[i] = Failure(exc, 0, routing.mode)
+                continue
+        output_model = getattr(owner.step, "output_model", None)
+        if owner.store is None or output_model is None:
+            continue  # caching is off for this item: processed, neither hit nor miss
+        item_owners[i] = owner
+        config_hash = owner.config_hash
+        if config_hash is None:
+            config_hash = owner.config_hash = owner.step.config_hash
+        keys[i] = cache_key(config_hash, item)
+
+    wanted: dict[int, tuple[Any, list[str]]] = {}
+    for key, owner in zip(keys, item_owners, strict=True):
+        if key is not None and owner is not None:
+            group = wanted.get(id(owner.store))
+            if group is None:
+                group = wanted[id(owner.store)] = (owner.store, [])
+            group[1].append(key)
+    found = {sid: store.get_many(group) for sid, (store, group) in wanted.items()}
+
+    todo: list[int] = []
+    missed: list[int] = []
+    hits: list[int] = []
+    entries: list[Any] = []
+    for i in range(n):
+        if results[i] is not None:
+            continue
+        key, owner = keys[i], item_owners[i]
+        if key is None or owner is None:
+            todo.append(i)
+            continue
+        entry = found[id(owner.store)].get(key)
+        if entry is None:
+            todo.append(i)
+            missed.append(i)
+            continue
+        if owner.checks_input:
+            try:
+                owner.step.validate_input(items[i])
+            except Exception as exc:  # noqa: BLE001 - an input invalid now is never replayed
+                results[i] = Failure(exc, 1, owner.mode)
+                continue
+        hits.append(i)
+        entries.append(entry)
+    if hits:
+        # One call decodes the window's hits (the payload of a chunker's entry lists offsets
+        # into the input: replay slices the input, it does not re-validate).
+        decoded = decode_many(
+            [e.payload for e in entries],
+            [items[i] for i in hits],
+            [item_owners[i].step.output_model for i in hits],  # type: ignore[union-attr]
+            [e.outputs for e in entries],
+            lambda j: f"cache entry {entries[j].key} ({entries[j].step}, "
+            f"item {entries[j].item_id!r})",
+        )
+        for i, outputs in zip(hits, decoded, strict=True):
+            results[i] = outputs
+    stats.cache_hits += len(hits)
+    stats.cache_misses += len(missed)
+    if context.observed:
+        for i in hits:
+            await context.emit(
+                CacheHit(
+                    context.run_id, step=stats.name, item_id=item_id(items[i]),
+                    cache_id=str(keys[i]), outputs=len(results[i]),
+                )
+            )
+        for i in missed:
+            await context.emit(
+                CacheMiss(
+                    context.run_id, step=stats.name, item_id=item_id(items[i]),
+                    cache_id=str(keys[i]),
+                )
+            )
+    if not todo:
+        return list(zip(items, results, strict=True))
+
+    computed = await _compute([items[i] for i in todo], call, is_async, concurrency)
+    for i, result in zip(todo, computed, strict=True):
+        results[i] = result
+        key, owner = keys[i], item_owners[i]
+        if key is None or owner is None or type(result) is not list:
+            continue
+        model = owner.step.output_model
+        wrong = next((o for o in result if not isinstance(o, model)), None)
+        if wrong is not None:
+            from ..errors import ComponentTypeError
+
+            results[i] = Failure(
+                ComponentTypeError(
+                    f"{owner.step.name} declares output_model {model.__name__} but produced "
+                    f"{type(wrong).__name__}; fix the step or set output_model = None "
+                    "to turn caching off for it"
+                ),
+                1,
+                owner.mode,
+            )
+            continue
+        entry = CacheEntry.build(key, owner.step.identity(), item_id(items[i]), result, items[i])
+        pending.add(owner.store, entry)
+    return list(zip(items, results, strict=True))
+
+
+async def _compute(
+    items: list[Any], call: Callable[[Any], Any], is_async: bool, concurrency: int
+) -> list[Any]:
+    """Results of ``call`` for ``items``, in order."""
+    if not is_async:
+        return [call(item) for item in items]
+    if concurrency <= 1 or len(items) == 1:
+        return [await call(item) for item in items]
+
+    async def one_window() -> AsyncGenerator[list[Any], None]:
+        yield items
+
+    out: list[Any] = []
+    pairs = pooled_results(one_window(), call, concurrency, lambda n: None)
+    try:
+        async for ready in pairs:
+            out.extend(result for _item, result in ready)
+    finally:
+        await pairs.aclose()
+    return out

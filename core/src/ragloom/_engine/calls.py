@@ -1,0 +1,394 @@
+"""Per-item calls: a step's hooks turned into one function per item, with its policy applied.
+
+Two shapes of call exist:
+
+- a *raw* call ``item -> produced`` (a list of outputs, one output, ``None`` or a generator),
+  which may raise; the fastest path maps it over a window with nothing around it;
+- a *result* call ``item -> list | Failure`` (sync or async), which never raises for a failure
+  of the item itself (retries, timeouts and the failure mode are settled inside it).
+
+Interrupts (``KeyboardInterrupt``) and cancellation always propagate: they stop the run, they
+are not failures of an item. Everything else an item's work raises, ``SystemExit`` included,
+fails that item and nothing more.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import types
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from ..errors import StepTimeoutError
+from ..events import ItemRetried
+from .hooks import hooks_of
+
+__all__ = [
+    "Failure",
+    "amap_flat",
+    "as_outputs",
+    "attempt_call",
+    "flat_call",
+    "is_interrupt",
+    "item_id",
+    "map_flat",
+    "raw_call",
+    "result_call",
+]
+
+RawCall = Callable[[Any], Any]
+AsyncRawCall = Callable[[Any], Awaitable[Any]]
+
+
+class Failure:
+    """Why an item produced nothing: the error, the attempts made, the failure mode."""
+
+    __slots__ = ("attempts", "error", "on_failure")
+
+    def __init__(self, error: BaseException, attempts: int, on_failure: str | None = None) -> None:
+        self.error = error
+        self.attempts = attempts
+        #: The failure mode of the policy the item ran under (a routed child's own policy may
+        #: differ from its router's); ``None``: the releasing step's.
+        self.on_failure = on_failure
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` must stop the run rather than fail one item."""
+    return isinstance(exc, KeyboardInterrupt | GeneratorExit | anyio.get_cancelled_exc_class())
+
+
+def item_id(item: Any) -> str:
+    """A short readable id of ``item`` for events and messages."""
+    ident = getattr(item, "id", None)
+    if isinstance(ident, str):
+        return ident
+    if isinstance(item, str):
+        return item if len(item) <= 80 else item[:77] + "..."
+    if isinstance(item, int | float | bool):
+        return repr(item)
+    from .._hashing import identity_and_digest
+
+    return identity_and_digest(item)[0]
+
+
+def as_outputs(produced: Any) -> list[Any]:
+    """What one call produced (a list, one output, ``None`` or a generator) as a plain list."""
+    if produced is None:
+        return []
+    if type(produced) is list:
+        return produced
+    if isinstance(produced, list | types.GeneratorType):
+        return list(produced)
+    return [produced]
+
+
+# -- building calls from hooks ----------------------------------------------------------------
+
+
+def raw_call(step: Any, context: Any) -> tuple[bool, Callable[[Any], Any]]:
+    """``(is_async, call)``: one call of ``step``'s hooks on one item, checks included.
+
+    The call raises what the hooks raise and returns what ``transform`` produced (checked by
+    ``validate_output`` first, when the step has one).
+    """
+    hooks = hooks_of(step)
+    transform = step.transform
+    hook = hooks.transform
+    call: Any
+    if hook.kind == "sync":
+        call = transform if not hook.takes_context else (lambda item: transform(item, context))
+    elif hook.kind == "gen":
+        if hook.takes_context:
+            call = lambda item: list(transform(item, context))  # noqa: E731
+        else:
+            call = lambda item: list(transform(item))  # noqa: E731
+    elif hook.kind == "async":
+        call = transform if not hook.takes_context else (lambda item: transform(item, context))
+    else:
+
+        async def call(item: Any) -> list[Any]:
+            gen = transform(item, context) if hook.takes_context else transform(item)
+            return [out async for out in gen]
+
+    is_async = hook.awaits
+    if hooks.checks_input:
+        call = _checked_input(call, step.validate_input, is_async)
+    if hooks.checks_output is not None:
+        call = _checked_output(call, step.validate_output, context, is_async, hooks.checks_output)
+        is_async = is_async or hooks.checks_output == "async"
+    return is_async, call
+
+
+def flat_call(step: Any, context: Any) -> tuple[bool, Callable[..., Any], Any] | None:
+    """``(is_async, transform, context or None)`` when ``transform`` can be called bare (no
+    checks, not a generator): the hot path calls ``transform(item)`` or
+    ``transform(item, context)`` with nothing around it. ``None`` otherwise."""
+    hooks = hooks_of(step)
+    hook = hooks.transform
+    if hooks.checks_input or hooks.checks_output is not None or hook.kind in ("gen", "agen"):
+        return None
+    return hook.awaits, step.transform, (context if hook.takes_context else None)
+
+
+def _checked_input(call: Any, validate: Callable[[Any], None], is_async: bool) -> Any:
+    if is_async:
+
+        async def acall(item: Any) -> Any:
+            validate(item)
+            return await call(item)
+
+        return acall
+
+    def scall(item: Any) -> Any:
+        validate(item)
+        return call(item)
+
+    return scall
+
+
+def _checked_output(
+    call: Any, validate: Callable[..., Any], context: Any, is_async: bool, mode: str
+) -> Any:
+    if not is_async and mode == "sync":
+
+        def scall(item: Any) -> list[Any]:
+            produced = as_outputs(call(item))
+            validate(item, produced, context)
+            return produced
+
+        return scall
+
+    async def acall(item: Any) -> list[Any]:
+        produced = as_outputs(await call(item) if is_async else call(item))
+        if mode == "async":
+            await validate(item, produced, context)
+        else:
+            validate(item, produced, context)
+        return produced
+
+    return acall
+
+
+def result_call(raw: Callable[[Any], Any], is_async: bool) -> Callable[[Any], Any]:
+    """A raw call as a result call (``item -> list | Failure``), one attempt."""
+    if is_async:
+
+        async def aone(item: Any) -> Any:
+            try:
+                return as_outputs(await raw(item))
+            except BaseException as exc:
+                if is_interrupt(exc):
+                    raise
+                return Failure(exc, 1)
+
+        return aone
+
+    def one(item: Any) -> Any:
+        try:
+            return as_outputs(raw(item))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the item fails, the run goes on
+            return Failure(exc, 1)
+
+    return one
+
+
+_RNG = random.Random()
+
+
+def attempt_call(
+    raw: Callable[[Any], Any],
+    is_async: bool,
+    *,
+    policy: Any,
+    context: Any,
+    stats: Any,
+    step_name: str,
+) -> Callable[[Any], Awaitable[Any]]:
+    """An async result call that applies ``policy``: retries with backoff, a per-attempt
+    timeout, and the failure mode recorded on the :class:`Failure`.
+
+    A synchronous call with a timeout runs in a daemon thread, so the deadline holds even when
+    the call never returns: the item fails and the thread is left behind (and reported in the
+    error message); the event loop stays free to stop the run on Ctrl-C.
+    """
+    max_attempts = policy.max_attempts or 1
+    timeout = policy.timeout
+    mode = policy.on_failure
+    if not is_async and timeout is not None:
+        one_attempt: Callable[[Any], Awaitable[Any]] = _in_thread(raw, timeout)
+    elif is_async:
+        one_attempt = raw
+    else:
+
+        async def one_attempt(item: Any) -> Any:
+            return raw(item)
+
+    async def call(item: Any) -> Any:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                if timeout is None:
+                    return as_outputs(await one_attempt(item))
+                with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
+                    produced = as_outputs(await one_attempt(item))
+                if not scope.cancelled_caught:
+                    return produced
+                raise StepTimeoutError(
+                    f"{step_name} took longer than {timeout}s on item {item_id(item)!r}"
+                    + ("" if is_async else "; its synchronous call was left running in a thread")
+                )
+            except BaseException as exc:
+                if is_interrupt(exc):
+                    raise
+                if attempt >= max_attempts or not policy.is_retryable(exc):
+                    return Failure(exc, attempt, mode)
+                delay = policy.delay_before(attempt, _RNG)
+                stats.retried += 1
+                if context.observed:
+                    await context.emit(
+                        ItemRetried(
+                            context.run_id,
+                            step=stats.name,
+                            item_id=item_id(item),
+                            attempt=attempt,
+                            delay=delay,
+                            error=f"{type(exc).__name__}: {exc}",
+                        )
+                    )
+                if delay:
+                    await anyio.sleep(delay)
+
+    return call
+
+
+def _in_thread(raw: Callable[[Any], Any], timeout: float) -> Callable[[Any], Awaitable[Any]]:
+    """``raw`` run in a daemon thread per call; awaiting it gives up at ``timeout``.
+
+    The waiting is done by one of anyio's worker threads, bounded by the timeout, so no thread
+    that can block process exit is ever stuck; only the daemon thread may run on.
+    """
+
+    async def run(item: Any) -> Any:
+        done = threading.Event()
+        box: list[tuple[bool, Any]] = []
+
+        def target() -> None:
+            try:
+                box.append((True, raw(item)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+                box.append((False, exc))
+            done.set()
+
+        threading.Thread(target=target, name="ragloom-step", daemon=True).start()
+        await anyio.to_thread.run_sync(done.wait, timeout + 1.0, abandon_on_cancel=True)
+        if not box:  # the deadline's cancellation normally comes first; this is a backstop
+            await anyio.sleep_forever()
+        ok, value = box[0]
+        if ok:
+            return value
+        raise value
+
+    return run
+
+
+def map_flat(
+    call: Callable[..., Any],
+    window: list[Any],
+    failed: list[tuple[Any, BaseException]],
+    context: Any = None,
+) -> list[Any]:
+    """Outputs of a raw ``call`` over ``window``, flattened; failures go to ``failed``.
+
+    The loop body is a bare call and append: each success appends exactly once, so after an
+    exception ``len(results)`` is the index of the item that raised; it is recorded and the
+    loop resumes after it. Results are flattened only when the window holds ``None``, lists or
+    generators.
+    """
+    results: list[Any] = []
+    append = results.append
+    start = 0
+    n = len(window)
+    while start < n:
+        try:
+            if context is None:
+                for item in window[start:] if start else window:
+                    append(call(item))
+            else:
+                for item in window[start:] if start else window:
+                    append(call(item, context))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+            index = len(results)
+            failed.append((window[index], exc))
+            append(_FAILED)
+            start = index + 1
+        else:
+            break
+    kinds = set(map(type, results))
+    if not failed and not kinds & _FLATTENED and not any(issubclass(k, list) for k in kinds):
+        return results
+    out: list[Any] = []
+    for index, produced in enumerate(results):
+        if produced is None or produced is _FAILED:
+            continue
+        if type(produced) is list:
+            out.extend(produced)
+        elif isinstance(produced, list | types.GeneratorType):
+            try:  # a returned generator runs only now
+                out.extend(list(produced))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+                failed.append((window[index], exc))
+        else:
+            out.append(produced)
+    return out
+
+
+async def amap_flat(
+    call: Callable[..., Awaitable[Any]],
+    window: list[Any],
+    failed: list[tuple[Any, BaseException]],
+    context: Any = None,
+) -> list[Any]:
+    """Like :func:`map_flat`, awaiting an async raw ``call`` item after item."""
+    out: list[Any] = []
+    append = out.append
+    for item in window:
+        try:
+            produced = await (call(item) if context is None else call(item, context))
+        except BaseException as exc:
+            if is_interrupt(exc):
+                raise
+            failed.append((item, exc))
+            continue
+        if produced is None:
+            continue
+        if type(produced) is list:
+            out.extend(produced)
+        elif isinstance(produced, list | types.GeneratorType):
+            try:  # a returned generator runs only now
+                out.extend(list(produced))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+                failed.append((item, exc))
+        else:
+            append(produced)
+    return out
+
+
+class _FailedMarker:
+    __slots__ = ()
+
+
+_FAILED = _FailedMarker()
+_FLATTENED = frozenset({type(None), list, types.GeneratorType})

@@ -1,0 +1,191 @@
+"""Running one step over a stream of windows: the way chosen once, from public capabilities.
+
+- A step whose ``transform`` never awaits, under a simple policy (one attempt, no timeout),
+  runs inline: one plain call per item, outputs collected straight into the window.
+- Work that awaits runs item after item at concurrency 1, or on a pool of worker tasks.
+- A policy with retries or a timeout wraps each item in attempts (a synchronous call with a
+  timeout runs in a thread, so its deadline holds).
+- A routed step dispatches each item to the leaf step that handles it.
+- A cache in effect reads and writes per window (:mod:`.cached`).
+
+Output order follows input order on every path. Each failed item is released as an
+``ItemFailed`` event in input order (or aborts the run with ``ItemProcessingError`` under
+``on_failure = "abort"``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any
+
+from ..errors import ItemProcessingError
+from ..events import ItemFailed, StepFinished, StepStarted
+from .cached import cached_results
+from .calls import (
+    Failure,
+    amap_flat,
+    attempt_call,
+    flat_call,
+    item_id,
+    map_flat,
+    raw_call,
+    result_call,
+)
+from .hooks import hooks_of
+from .pool import pooled_results
+from .routing import Routing
+
+__all__ = ["process_windows"]
+
+
+async def process_windows(
+    step: Any, upstream: AsyncIterator[list[Any]], context: Any
+) -> AsyncGenerator[list[Any], None]:
+    """``step``'s outputs for every window of ``upstream``, in input order."""
+    stats = context.stats_for(step)
+    policy = step.effective_policy(context)
+    observed = context.observed
+    if observed:
+        await context.emit(
+            StepStarted(context.run_id, step=stats.name, event_name=stats.event_name)
+        )
+    started = time.perf_counter()
+    pairs = _pairs(step, upstream, context, policy, stats)
+    try:
+        if not isinstance(pairs, tuple):
+            async for window_pairs in pairs:
+                out: list[Any] = []
+                for item, result in window_pairs:
+                    if type(result) is list:
+                        out.extend(result)
+                    else:
+                        await _release(item, result, context, policy, stats)
+                stats.items_out += len(out)
+                if out:
+                    yield out
+        else:
+            # The hot paths: one plain call per item, outputs collected straight into the
+            # window; failures are released in place, as on every other path.
+            kind, call, ctx = pairs
+            async for window in upstream:
+                stats.items_in += len(window)
+                failed: list[tuple[Any, BaseException]] = []
+                if kind == "flat":
+                    out = map_flat(call, window, failed, ctx)
+                else:
+                    out = await amap_flat(call, window, failed, ctx)
+                for item, error in failed:
+                    await _release(item, Failure(error, 1), context, policy, stats)
+                stats.items_out += len(out)
+                if out:
+                    yield out
+    finally:
+        if not isinstance(pairs, tuple):
+            await pairs.aclose()
+        stats.seconds += time.perf_counter() - started
+    if observed:
+        await context.emit(
+            StepFinished(
+                context.run_id,
+                step=stats.name,
+                event_name=stats.event_name,
+                items_in=stats.items_in,
+                items_out=stats.items_out,
+                failed=stats.failed,
+                retried=stats.retried,
+                cache_hits=stats.cache_hits,
+                cache_misses=stats.cache_misses,
+                seconds=stats.seconds,
+            )
+        )
+
+
+def _pairs(
+    step: Any, upstream: AsyncIterator[list[Any]], context: Any, policy: Any, stats: Any
+) -> AsyncGenerator[list[tuple[Any, Any]], None] | tuple[str, Callable[..., Any], Any]:
+    """How ``step`` runs: ``("flat", raw call)`` for the inline hot path, else a generator of
+    ``(item, outputs | Failure)`` pairs per window."""
+    concurrency = policy.concurrency or 1
+    routing: Routing | None = None
+    if getattr(step, "routes_items", False):
+        routing = Routing(step, context, policy)
+        is_async, call = routing.result_call()
+        checks_input = False
+        kind = "results"
+    else:
+        is_async, raw = raw_call(step, context)
+        checks_input = hooks_of(step).checks_input
+        simple = (policy.max_attempts or 1) == 1 and policy.timeout is None
+        if simple and not is_async:
+            call = raw
+            kind = "flat"
+        elif simple:
+            call = raw
+            kind = "aflat"
+        else:
+            call = attempt_call(
+                raw, is_async, policy=policy, context=context, stats=stats, step_name=stats.name
+            )
+            is_async = True
+            kind = "results"
+    store = step.effective_cache(context)
+    cached = store is not None or (
+        routing is not None and any(leaf.store is not None for leaf in routing.leaves.values())
+    )
+    if kind != "results":
+        if not cached and (kind == "flat" or concurrency == 1):
+            bare = flat_call(step, context)
+            if bare is not None:
+                return (kind, bare[1], bare[2])
+            return (kind, call, None)
+        call = result_call(call, kind == "aflat")
+    if cached:
+        return cached_results(
+            upstream, step=step, store=store, routing=routing, checks_input=checks_input,
+            call=call, is_async=is_async, concurrency=concurrency, context=context, stats=stats,
+        )
+    if is_async and concurrency > 1:
+        return pooled_results(upstream, call, concurrency, _counter(stats))
+    return _sequential(upstream, call, is_async, stats)
+
+
+def _counter(stats: Any) -> Callable[[int], None]:
+    def count(n: int) -> None:
+        stats.items_in += n
+
+    return count
+
+
+async def _sequential(
+    upstream: AsyncIterator[list[Any]], call: Callable[[Any], Any], is_async: bool, stats: Any
+) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+    async for window in upstream:
+        stats.items_in += len(window)
+        if is_async:
+            yield [(item, await call(item)) for item in window]
+        else:
+            yield [(item, call(item)) for item in window]
+
+
+async def _release(item: Any, failure: Failure, context: Any, policy: Any, stats: Any) -> None:
+    """Count a failed item and report it (or abort the run under ``on_failure="abort"``)."""
+    stats.failed += 1
+    error = failure.error
+    if (failure.on_failure or policy.on_failure) == "abort":
+        raise ItemProcessingError(
+            f"{stats.name}: item {item_id(item)!r} failed after {failure.attempts} "
+            f"attempt(s): {type(error).__name__}: {error}"
+        ) from error
+    await context.emit(
+        ItemFailed(
+            context.run_id,
+            step=stats.name,
+            item_id=item_id(item),
+            error_type=type(error).__name__,
+            message=str(error),
+            attempts=failure.attempts,
+            item=item,
+            exception=error,
+        )
+    )
