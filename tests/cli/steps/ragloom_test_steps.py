@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
-
 from ragloom import PipelineStep
 
 
