@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .component import Component
-from .errors import ComponentTypeError
+from .errors import ComponentTypeError, ConfigurationError
+from .models import Document
+from .step import PipelineStep
 
-__all__ = ["Embedder", "as_vectors"]
+if TYPE_CHECKING:
+    from .context import ExecutionContext
+
+__all__ = ["EmbeddingStep", "Embedder", "as_vectors"]
 
 
 class Embedder(Component, ABC):
@@ -67,3 +72,69 @@ def as_vectors(rows: Any, count: int, dimension: int, who: str) -> list[list[flo
             raise ComponentTypeError(f"{who} returned a vector with NaN or infinity for text {i}")
         out.append(values)
     return out
+
+
+class EmbeddingStep(PipelineStep[Document]):
+    """Gives each chunk (or document) its vector: the embedder runs on batches of them.
+
+    Each output is its input with ``embedding`` set; nothing else changes. Results are cached
+    per chunk like any step's, so an unchanged chunk is never embedded twice. In a pipeline file
+    a step ``embedder = "model2vec"`` builds one of these around the named embedder.
+    """
+
+    event_name = "Embedding"
+    input_type = Document
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        batch_size: int | None = None,
+        cache: Any = None,
+        policy: Any = None,
+        name: str | None = None,
+    ) -> None:
+        if not isinstance(embedder, Embedder):
+            raise ComponentTypeError(
+                f"EmbeddingStep needs an Embedder, got {type(embedder).__name__}"
+            )
+        label = name or f"Embed[{type(embedder).__name__}]"
+        super().__init__(cache=cache, policy=policy, name=label)
+        size = embedder.batch_size if batch_size is None else batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ConfigurationError(f"batch_size must be an integer >= 1, got {size!r}")
+        self.embedder = embedder
+        self.batch_size = size  # type: ignore[misc]
+
+    @property
+    def component(self) -> Embedder:
+        """The embedder this step runs (what a pipeline file names)."""
+        return self.embedder
+
+    def config(self) -> dict[str, Any]:
+        return {"embedder": self.embedder.config_hash}
+
+    def validate_input(self, item: Document) -> None:
+        if not isinstance(item, Document):
+            from ._inputs import wrong_item
+            from .errors import InvalidInputError
+
+            raise InvalidInputError(str(wrong_item(item, f"a ragloom.Document for {self.name}")))
+
+    def transform_batch(
+        self, items: list[Document], context: ExecutionContext
+    ) -> list[Document]:
+        embedder = self.embedder
+        vectors = as_vectors(
+            embedder.embed([item.content for item in items]),
+            len(items),
+            embedder.dimension,
+            type(embedder).__name__,
+        )
+        return [
+            item.model_copy(update={"embedding": vector})
+            for item, vector in zip(items, vectors, strict=True)
+        ]
+
+    def transform(self, item: Document, context: ExecutionContext) -> list[Document]:
+        return self.transform_batch([item], context)

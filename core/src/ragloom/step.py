@@ -66,6 +66,8 @@ class PipelineStep(Component, ABC, Generic[T]):
     output_model: ClassVar[type[BaseModel] | None] = Document
     #: Items read from the cache per batch, independent of the worker concurrency.
     cache_window: ClassVar[int] = 256
+    #: Items per call of :meth:`transform_batch`, for steps that implement it.
+    batch_size: ClassVar[int] = 64
     #: Whether the step routes each item to one of its :attr:`children` (``select(item)``)
     #: instead of transforming it itself.
     routes_items: ClassVar[bool] = False
@@ -210,6 +212,17 @@ class PipelineStep(Component, ABC, Generic[T]):
         as a generator, or, when the work awaits, as an ``async def`` function or async
         generator. The ``context`` argument may be left out of the signature.
         """
+
+    @default_hook
+    def transform_batch(self, items: list[T], context: ExecutionContext) -> list[Any]:
+        """Optional: the outputs of many items at once, one result per item, in order.
+
+        A step that gains from batching (an embedder, a model server) implements this; the
+        engine then hands it up to ``batch_size`` items at a time instead of calling
+        :meth:`transform` per item. May be ``async``. If a batch fails, its items are retried
+        one at a time, so a bad item fails alone.
+        """
+        raise NotImplementedError
 
     @default_hook
     def validate_input(self, item: T) -> None:

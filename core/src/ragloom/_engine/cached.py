@@ -10,12 +10,11 @@ all of its outputs; entries are written in batches, at least every second and wh
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ..events import CacheHit, CacheMiss
 from .calls import Failure, item_id
-from .pool import pooled_results
 from .routing import Routing
 
 __all__ = ["cached_results"]
@@ -76,16 +75,14 @@ async def cached_results(
     store: Any,
     routing: Routing | None,
     checks_input: bool,
-    call: Callable[[Any], Any],
-    is_async: bool,
-    concurrency: int,
+    compute: Callable[[list[Any]], Awaitable[list[Any]]],
     context: Any,
     stats: Any,
 ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
     """``(item, outputs | Failure)`` pairs in input order, reading and writing the cache.
 
-    ``call`` is the step's result call (``item -> list | Failure``; async when ``is_async``),
-    used for the items the cache does not hold.
+    ``compute(items)`` gives the results (``list | Failure`` each, in order) of the items the
+    cache does not hold.
     """
     size = max(1, int(getattr(step, "cache_window", 256)))
     owners: dict[int, _Owner] = {}
@@ -104,10 +101,7 @@ async def cached_results(
                 else [window[i : i + size] for i in range(0, len(window), size)]
             )
             for part in parts:
-                yield await _window(
-                    part, step, routing, owners, call, is_async, concurrency, context, stats,
-                    pending,
-                )
+                yield await _window(part, step, routing, owners, compute, context, stats, pending)
                 pending.flush_if_due()
     finally:
         pending.flush()
@@ -118,9 +112,7 @@ async def _window(
     step: Any,
     routing: Routing | None,
     owners: dict[int, _Owner],
-    call: Callable[[Any], Any],
-    is_async: bool,
-    concurrency: int,
+    compute: Callable[[list[Any]], Awaitable[list[Any]]],
     context: Any,
     stats: Any,
     pending: _PendingWrites,
@@ -218,7 +210,7 @@ async def _window(
     if not todo:
         return list(zip(items, results, strict=True))
 
-    computed = await _compute([items[i] for i in todo], call, is_async, concurrency)
+    computed = await compute([items[i] for i in todo])
     for i, result in zip(todo, computed, strict=True):
         results[i] = result
         key, owner = keys[i], item_owners[i]
@@ -242,25 +234,3 @@ async def _window(
         entry = CacheEntry.build(key, owner.step.identity(), item_id(items[i]), result, items[i])
         pending.add(owner.store, entry)
     return list(zip(items, results, strict=True))
-
-
-async def _compute(
-    items: list[Any], call: Callable[[Any], Any], is_async: bool, concurrency: int
-) -> list[Any]:
-    """Results of ``call`` for ``items``, in order."""
-    if not is_async:
-        return [call(item) for item in items]
-    if concurrency <= 1 or len(items) == 1:
-        return [await call(item) for item in items]
-
-    async def one_window() -> AsyncGenerator[list[Any], None]:
-        yield items
-
-    out: list[Any] = []
-    pairs = pooled_results(one_window(), call, concurrency, lambda n: None)
-    try:
-        async for ready in pairs:
-            out.extend(result for _item, result in ready)
-    finally:
-        await pairs.aclose()
-    return out

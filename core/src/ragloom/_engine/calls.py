@@ -31,6 +31,7 @@ __all__ = [
     "amap_flat",
     "as_outputs",
     "attempt_call",
+    "batch_call",
     "flat_call",
     "is_interrupt",
     "item_id",
@@ -392,3 +393,127 @@ class _FailedMarker:
 
 _FAILED = _FailedMarker()
 _FLATTENED = frozenset({type(None), list, types.GeneratorType})
+
+
+def batch_call(
+    step: Any, context: Any, policy: Any, stats: Any
+) -> Callable[[list[Any]], Awaitable[list[Any]]]:
+    """A window call for a step with a ``transform_batch`` hook: ``items -> results``, one
+    result (a list of outputs, or a :class:`Failure`) per item, in order.
+
+    Items go to the hook in batches of the step's ``batch_size``. A batch attempt runs under the
+    policy (retries, backoff; the timeout is per item, so a batch of ``n`` gets ``n`` times it).
+    A batch that finally fails is retried item by item, so one bad item fails alone.
+    """
+    hooks = hooks_of(step)
+    hook = hooks.batch
+    assert hook is not None
+    fn = step.transform_batch
+    size = max(1, int(getattr(step, "batch_size", 64)))
+    max_attempts = policy.max_attempts or 1
+    timeout = policy.timeout
+    mode = policy.on_failure
+    validate = step.validate_input if hooks.checks_input else None
+    check_output = hooks.checks_output
+    who = stats.name
+
+    def run_hook(batch: list[Any]) -> Any:
+        return fn(batch, context) if hook.takes_context else fn(batch)
+
+    def checked(batch: list[Any], produced: Any) -> list[list[Any]]:
+        if not isinstance(produced, list) or len(produced) != len(batch):
+            from ..errors import ComponentTypeError
+
+            got = len(produced) if isinstance(produced, list) else type(produced).__name__
+            raise ComponentTypeError(
+                f"{who}.transform_batch returned {got} results for {len(batch)} items; it must "
+                "return a list with one result per item"
+            )
+        return [as_outputs(p) for p in produced]
+
+    async def once(batch: list[Any]) -> list[list[Any]]:
+        if hook.awaits:
+            return checked(batch, await run_hook(batch))
+        if timeout is not None:
+            return checked(batch, await _in_thread(run_hook, timeout * len(batch))(batch))
+        return checked(batch, run_hook(batch))
+
+    async def attempt(batch: list[Any]) -> list[list[Any]] | Failure:
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                if timeout is None:
+                    return await once(batch)
+                limit = timeout * len(batch)
+                with anyio.CancelScope(deadline=anyio.current_time() + limit) as scope:
+                    outputs = await once(batch)
+                if not scope.cancelled_caught:
+                    return outputs
+                raise StepTimeoutError(
+                    f"{who} took longer than {timeout}s per item on a batch of {len(batch)} "
+                    f"starting with item {item_id(batch[0])!r}"
+                )
+            except BaseException as exc:
+                if is_interrupt(exc):
+                    raise
+                if tries >= max_attempts or not policy.is_retryable(exc):
+                    return Failure(exc, tries, mode)
+                delay = policy.delay_before(tries, _RNG)
+                stats.retried += len(batch)
+                if context.observed:
+                    for item in batch:
+                        await context.emit(
+                            ItemRetried(
+                                context.run_id, step=who, item_id=item_id(item), attempt=tries,
+                                delay=delay, error=f"{type(exc).__name__}: {exc}",
+                            )
+                        )
+                if delay:
+                    await anyio.sleep(delay)
+
+    async def output_checked(item: Any, outputs: list[Any]) -> Any:
+        if check_output is None:
+            return outputs
+        try:
+            result = step.validate_output(item, outputs, context)
+            if check_output == "async":
+                await result
+        except BaseException as exc:
+            if is_interrupt(exc):
+                raise
+            return Failure(exc, 1, mode)
+        return outputs
+
+    async def call(items: list[Any]) -> list[Any]:
+        results: list[Any] = [None] * len(items)
+        todo: list[int] = []
+        for i, item in enumerate(items):
+            if validate is not None:
+                try:
+                    validate(item)
+                except Exception as exc:  # noqa: BLE001 - the item fails alone
+                    results[i] = Failure(exc, 1, mode)
+                    continue
+            todo.append(i)
+        for start in range(0, len(todo), size):
+            part = todo[start : start + size]
+            batch = [items[i] for i in part]
+            outcome = await attempt(batch)
+            if isinstance(outcome, Failure) and len(batch) > 1:
+                singles = [await attempt([item]) for item in batch]
+                outcome_each: list[Any] = [
+                    s if isinstance(s, Failure) else s[0] for s in singles
+                ]
+            elif isinstance(outcome, Failure):
+                outcome_each = [outcome]
+            else:
+                outcome_each = list(outcome)
+            for i, result in zip(part, outcome_each, strict=True):
+                results[i] = (
+                    result if isinstance(result, Failure)
+                    else await output_checked(items[i], result)
+                )
+        return results
+
+    return call

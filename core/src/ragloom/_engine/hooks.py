@@ -93,9 +93,13 @@ class StepHooks:
     checks_input: bool
     #: How ``validate_output`` is called: ``None`` (it does nothing), sync or async.
     checks_output: Literal["sync", "async"] | None
+    #: The ``transform_batch`` hook, when the step works on batches of items.
+    batch: Hook | None = None
 
     @property
     def awaits(self) -> bool:
+        if self.batch is not None:
+            return self.batch.awaits or self.checks_output == "async"
         return self.transform.awaits or self.checks_output == "async"
 
 
@@ -105,4 +109,10 @@ def hooks_of(step: Any) -> StepHooks:
     checks_output: Literal["sync", "async"] | None = None
     if not is_default(output):
         checks_output = "async" if hook_of(output).awaits else "sync"
-    return StepHooks(hook_of(step.transform), not is_default(step.validate_input), checks_output)
+    batch = getattr(step, "transform_batch", None)
+    return StepHooks(
+        hook_of(step.transform),
+        not is_default(step.validate_input),
+        checks_output,
+        None if batch is None or is_default(batch) else hook_of(batch),
+    )

@@ -16,7 +16,7 @@ Output order follows input order on every path. Each failed item is released as 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ..errors import ItemProcessingError
@@ -26,6 +26,7 @@ from .calls import (
     Failure,
     amap_flat,
     attempt_call,
+    batch_call,
     flat_call,
     item_id,
     map_flat,
@@ -104,50 +105,84 @@ async def process_windows(
 def _pairs(
     step: Any, upstream: AsyncIterator[list[Any]], context: Any, policy: Any, stats: Any
 ) -> AsyncGenerator[list[tuple[Any, Any]], None] | tuple[str, Callable[..., Any], Any]:
-    """How ``step`` runs: ``("flat", raw call)`` for the inline hot path, else a generator of
-    ``(item, outputs | Failure)`` pairs per window."""
+    """How ``step`` runs: ``("flat" | "aflat", call, context or None)`` for the inline hot
+    paths, else a generator of ``(item, outputs | Failure)`` pairs per window."""
     concurrency = policy.concurrency or 1
-    routing: Routing | None = None
+    store = step.effective_cache(context)
+    hooks = hooks_of(step)
     if getattr(step, "routes_items", False):
         routing = Routing(step, context, policy)
         is_async, call = routing.result_call()
-        checks_input = False
-        kind = "results"
+        compute = _window_call(call, is_async, concurrency)
+        if store is None and all(leaf.store is None for leaf in routing.leaves.values()):
+            return _computed(upstream, compute, stats)
+        return cached_results(
+            upstream, step=step, store=store, routing=routing, checks_input=False,
+            compute=compute, context=context, stats=stats,
+        )
+    if hooks.batch is not None:
+        compute = batch_call(step, context, policy, stats)
     else:
         is_async, raw = raw_call(step, context)
-        checks_input = hooks_of(step).checks_input
         simple = (policy.max_attempts or 1) == 1 and policy.timeout is None
-        if simple and not is_async:
-            call = raw
-            kind = "flat"
-        elif simple:
-            call = raw
-            kind = "aflat"
+        if simple and store is None and (not is_async or concurrency == 1):
+            bare = flat_call(step, context)
+            kind = "aflat" if is_async else "flat"
+            return (kind, raw, None) if bare is None else (kind, bare[1], bare[2])
+        if simple:
+            call = result_call(raw, is_async)
         else:
             call = attempt_call(
                 raw, is_async, policy=policy, context=context, stats=stats, step_name=stats.name
             )
             is_async = True
-            kind = "results"
-    store = step.effective_cache(context)
-    cached = store is not None or (
-        routing is not None and any(leaf.store is not None for leaf in routing.leaves.values())
+        if store is None:
+            if is_async and concurrency > 1:
+                return pooled_results(upstream, call, concurrency, _counter(stats))
+            return _sequential(upstream, call, is_async, stats)
+        compute = _window_call(call, is_async, concurrency)
+    if store is None:
+        return _computed(upstream, compute, stats)
+    return cached_results(
+        upstream, step=step, store=store, routing=None, checks_input=hooks.checks_input,
+        compute=compute, context=context, stats=stats,
     )
-    if kind != "results":
-        if not cached and (kind == "flat" or concurrency == 1):
-            bare = flat_call(step, context)
-            if bare is not None:
-                return (kind, bare[1], bare[2])
-            return (kind, call, None)
-        call = result_call(call, kind == "aflat")
-    if cached:
-        return cached_results(
-            upstream, step=step, store=store, routing=routing, checks_input=checks_input,
-            call=call, is_async=is_async, concurrency=concurrency, context=context, stats=stats,
-        )
-    if is_async and concurrency > 1:
-        return pooled_results(upstream, call, concurrency, _counter(stats))
-    return _sequential(upstream, call, is_async, stats)
+
+
+def _window_call(
+    call: Callable[[Any], Any], is_async: bool, concurrency: int
+) -> Callable[[list[Any]], Awaitable[list[Any]]]:
+    """A per-item result call as a call on a list of items (results in order)."""
+
+    async def compute(items: list[Any]) -> list[Any]:
+        if not is_async:
+            return [call(item) for item in items]
+        if concurrency <= 1 or len(items) == 1:
+            return [await call(item) for item in items]
+        out: list[Any] = []
+        pairs = pooled_results(_one(items), call, concurrency, lambda n: None)
+        try:
+            async for ready in pairs:
+                out.extend(result for _item, result in ready)
+        finally:
+            await pairs.aclose()
+        return out
+
+    return compute
+
+
+async def _one(items: list[Any]) -> AsyncGenerator[list[Any], None]:
+    yield items
+
+
+async def _computed(
+    upstream: AsyncIterator[list[Any]],
+    compute: Callable[[list[Any]], Awaitable[list[Any]]],
+    stats: Any,
+) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+    async for window in upstream:
+        stats.items_in += len(window)
+        yield list(zip(window, await compute(window), strict=True))
 
 
 def _counter(stats: Any) -> Callable[[int], None]:

@@ -20,7 +20,11 @@ not fit raises :class:`~ragloom.errors.CacheCorruptError` rather than producing 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import sys
+from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -96,10 +100,37 @@ def _compact(parent: Document, prefix: str, position: int, out: Any) -> str | No
 _MISSING = object()
 
 
+_FIELDS = tuple(Document.model_fields)
+
+
+def _embedded(item: Document, out: Any) -> str | None:
+    """``{"embedded": ...}`` when ``out`` is ``item`` with an embedding added, else ``None``.
+
+    The vector is stored as base64 of little-endian float32 when every value is a float32
+    (what embedders produce: exact, and a quarter of the JSON size), else as JSON numbers.
+    """
+    if type(out) is not Document or out.embedding is None:
+        return None
+    mine, theirs = item.__dict__, out.__dict__
+    if any(mine[f] != theirs[f] for f in _FIELDS if f != "embedding"):
+        return None
+    values = out.embedding
+    packed = array("f", values)
+    if packed.tolist() == values:
+        if sys.byteorder != "little":  # pragma: no cover - big-endian hosts
+            packed.byteswap()
+        return '{"embedded":"' + base64.b64encode(packed.tobytes()).decode("ascii") + '"}'
+    return '{"embedded":' + json.dumps(values) + "}"
+
+
 def encode_outputs(item: Any, outputs: Sequence[BaseModel]) -> str:
     """The JSON payload of ``outputs``, compact for chunks derived from a ``Document`` item."""
     if not outputs:
         return "[]"
+    if type(item) is Document and len(outputs) == 1:
+        embedded = _embedded(item, outputs[0])
+        if embedded is not None:
+            return embedded
     if type(item) is Document:
         prefix = item.id + "#"
         parts: list[str] = []
@@ -183,14 +214,16 @@ def decode_outputs(
             to offsets outside ``item``, or holds another number of outputs than ``expected``.
     """
     try:
-        if not payload.startswith("{"):
+        if payload.startswith('{"embedded":'):
+            outputs = [_decode_embedded(payload, item, model, where)]
+        elif not payload.startswith("{"):
             # Only full objects (or nothing): one pass through pydantic's JSON validator.
             outputs = _adapter(model).validate_json(payload)
         else:
             outputs = _decode_derived(_derived_list(payload, where), item, model, where)
     except CacheCorruptError:
         raise
-    except (ValueError, ValidationError, TypeError) as exc:
+    except (ValueError, ValidationError, TypeError, StopIteration, binascii.Error) as exc:
         raise _bad(where, f"its payload does not read back as {model.__name__} ({exc})") from exc
     if expected is not None and len(outputs) != expected:
         raise _bad(where, f"it holds {len(outputs)} outputs, its header says {expected}")
@@ -231,6 +264,33 @@ def decode_many(
                     continue
         append(decode_outputs(payload, item, models[i], expected=expected[i], where=where(i)))
     return out
+
+
+def _decode_embedded(payload: str, item: Any, model: type[BaseModel], where: str) -> Document:
+    """``item`` with the embedding stored in an ``{"embedded": ...}`` payload."""
+    if type(item) is not Document or not issubclass(Document, model):
+        raise _bad(where, f"it holds an embedding of a Document, but the input is "
+                   f"{type(item).__name__}")
+    wrapper, end = _scan_json(payload, 0)
+    raw = wrapper.get("embedded") if type(wrapper) is dict and len(wrapper) == 1 else None
+    if end != len(payload) or raw is None:
+        raise _bad(where, "its embedding payload is not {\"embedded\": ...}")
+    if type(raw) is str:
+        packed = array("f")
+        packed.frombytes(base64.b64decode(raw, validate=True))
+        if sys.byteorder != "little":  # pragma: no cover - big-endian hosts
+            packed.byteswap()
+        vector = packed.tolist()
+    elif type(raw) is list and all(type(v) in (int, float) for v in raw):
+        vector = [float(v) for v in raw]
+    else:
+        raise _bad(where, "its embedding is neither base64 float32 nor a list of numbers")
+    if any(v != v or v in (float("inf"), float("-inf")) for v in vector):
+        raise _bad(where, "its embedding holds NaN or infinity")
+    state = item.__dict__
+    values = {f: state[f] for f in _FIELDS}
+    values["embedding"] = vector
+    return construct_document(values)
 
 
 def _derived_list(payload: str, where: str | None) -> list[Any]:
