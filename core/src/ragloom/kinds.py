@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["KINDS", "Kind", "kind", "kind_of_group"]
+__all__ = ["KINDS", "STEP_KINDS", "Kind", "kind", "kind_of_group"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,18 @@ class Kind:
     step_key: str | None = None
     #: ``module:Name`` of the conformance-kit contract in :mod:`ragloom.testing`, if any.
     contract: str | None = None
+    #: ``module:Name`` of the step that runs a component of this kind when the component is
+    #: not itself a step (an embedder runs in an ``EmbeddingStep``); the step exposes the
+    #: component as ``step.component``.
+    wrapper: str | None = None
+
+    def wrapper_type(self) -> type | None:
+        """The wrapping step class, imported now (``None``: components are steps)."""
+        if self.wrapper is None:
+            return None
+        module, _, name = self.wrapper.partition(":")
+        value: Any = getattr(importlib.import_module(module), name)
+        return value  # type: ignore[no-any-return]
 
     @property
     def label(self) -> str:
@@ -75,6 +87,7 @@ _ROWS = (
         "embedder", "ragloom.embedders", "ragloom.embedding:Embedder",
         "turns batches of texts into vectors",
         step_key="embedder", contract="ragloom.testing.embedders:EmbedderContract",
+        wrapper="ragloom.embedding:EmbeddingStep",
     ),
     Kind(
         "loader", "ragloom.loaders", "ragloom.loading:Loader",
@@ -116,6 +129,9 @@ _ROWS = (
 
 #: Every kind by name, in listing order.
 KINDS: MappingProxyType[str, Kind] = MappingProxyType({row.name: row for row in _ROWS})
+
+#: The kinds a pipeline file's step table can name, in the order they are looked for.
+STEP_KINDS: tuple[Kind, ...] = tuple(row for row in _ROWS if row.step_key is not None)
 
 _BY_GROUP = {row.group: row for row in _ROWS}
 

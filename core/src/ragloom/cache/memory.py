@@ -54,6 +54,10 @@ class MemoryCacheStore:
                 del self._entries[key]
             return len(doomed)
 
+    def config(self) -> dict[str, object]:
+        """Nothing: an in-memory store has no settings."""
+        return {}
+
     def close(self) -> None:
         pass
 

@@ -200,6 +200,10 @@ class SQLiteCacheStore:
             removed = cur.rowcount
         return removed
 
+    def config(self) -> dict[str, object]:
+        """What rebuilds this store (its file), for pipeline dumps."""
+        return {"path": str(self.path)}
+
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:

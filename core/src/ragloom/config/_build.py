@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import errors as ragloom_errors
-from ..cache.sqlite import SQLiteCacheStore
 from ..chunking import Chunker, ChunkerRouter
 from ..errors import ConfigurationError, PluginError, RagloomError
 from ..filters import AllOf, AnyOf, Filter, Not
+from ..kinds import KINDS, kind
 from ..multi_query import MultiQueryRoutingPipeline
 from ..pipeline import Pipeline
 from ..plugins import Registry
@@ -169,14 +169,17 @@ class _Builder:
             if not isinstance(step, PipelineStep):
                 raise self.fail(f"{where}.import", f"{spec.import_} is not a PipelineStep")
         else:
-            kind, name = ("chunker", spec.chunker) if spec.chunker else ("step", spec.step)
-            assert name is not None
-            params = dict(spec.params)
+            named = spec.component
+            assert named is not None
+            kind_name, name = named
+            row = kind(kind_name)
             try:
-                step = self.registry.create(kind, name, params)
+                component = self.registry.create(kind_name, name, dict(spec.params))
             except RagloomError as exc:
-                field = "params" if "parameter" in str(exc) else kind
+                field = "params" if "parameter" in str(exc) else row.step_key
                 raise self.locate(f"{where}.{field}", exc) from None
+            wrapper = row.wrapper_type()
+            step = component if wrapper is None else wrapper(component)
         if policy is not None:
             step.configure(policy=policy)
         if cache is not None:
@@ -267,20 +270,6 @@ def _policy_out(policy: Policy | None) -> dict[str, Any] | None:
     return values or None
 
 
-def _cache_out(cache: Any) -> Any:
-    if cache is None:
-        return None
-    if cache is False:
-        return False
-    if isinstance(cache, SQLiteCacheStore):
-        return {"store": "sqlite", "path": str(cache.path)}
-    return (
-        {"store": "memory"}
-        if type(cache).__name__ == "MemoryCacheStore"
-        else {"store": type(cache).__name__}
-    )
-
-
 class _Dumper:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
@@ -312,20 +301,51 @@ class _Dumper:
             if step.default_step is not None:
                 out["default"] = self.step(step.default_step)
         else:
-            kind = "chunker" if isinstance(step, Chunker) else "step"
-            out[kind] = self.name(step, kind)
-            params = dict(step.config())
+            component = getattr(step, "component", step)
+            ref = self.registry.name_of(component)
+            row = KINDS.get(ref[0]) if ref is not None else None
+            if ref is None or row is None or row.step_key is None:
+                raise ConfigurationError(
+                    f"cannot write {type(component).__name__} to a spec: it is not a "
+                    "registered step component (register it under an entry point, e.g. "
+                    "ragloom.chunkers or ragloom.steps)"
+                )
+            out[row.step_key] = ref[1]
+            params = dict(component.config())
             if params:
                 out["params"] = params
-        if step.name != type(step).__name__:
+        if step.name != type(step).__name__ and step.name != _default_name(step):
             out["name"] = step.name
         policy = _policy_out(step.policy)
         if policy:
             out["policy"] = policy
-        cache = _cache_out(step.cache)
+        cache = self.cache(step.cache)
         if cache is not None:
             out["cache"] = cache
         return out
+
+    def cache(self, cache: Any) -> Any:
+        if cache is None or cache is False:
+            return cache
+        ref = self.registry.name_of(cache)
+        if ref is None or ref[0] != "cache_store":
+            raise ConfigurationError(
+                f"cannot write the cache store {type(cache).__name__} to a spec: it is not a "
+                "registered cache store (register it under ragloom.cache_stores)"
+            )
+        config = dict(cache.config()) if callable(getattr(cache, "config", None)) else {}
+        out: dict[str, Any] = {"store": ref[1]}
+        if "path" in config:
+            out["path"] = str(config.pop("path"))
+        if config:
+            out["params"] = config
+        return out
+
+
+def _default_name(step: PipelineStep[Any]) -> str:
+    """The name a step gets when none is given (a wrapper names itself after its component)."""
+    component = getattr(step, "component", None)
+    return f"Embed[{type(component).__name__}]" if component is not None else type(step).__name__
 
 
 def dump_pipeline(pipeline: Pipeline[Any], *, registry: Registry | None = None) -> dict[str, Any]:
@@ -357,7 +377,7 @@ def dump_pipeline(pipeline: Pipeline[Any], *, registry: Registry | None = None) 
         out["steps"] = [dumper.step(s) for s in pipeline.steps()]
     if policy:
         out["policy"] = policy
-    cache = _cache_out(pipeline.cache)
+    cache = dumper.cache(pipeline.cache)
     if cache is not None:
         out["cache"] = cache
     return out

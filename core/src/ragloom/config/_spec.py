@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from ..errors import ConfigurationError
+from ..kinds import STEP_KINDS
 
 __all__ = [
     "CacheSpec",
@@ -90,14 +91,13 @@ class RouteSpec(BaseModel):
     step: StepSpec
 
 
-class StepSpec(BaseModel):
-    """One step: a registered chunker or step, or a routed step (``routes``/``default``)."""
+class _StepFields(BaseModel):
+    """One step: a registered component (one key per step kind: ``chunker``, ``step``,
+    ``embedder``...), an ``import`` path, or a routed step (``routes``/``default``)."""
 
     model_config = _STRICT
 
     name: str | None = None
-    chunker: str | None = Field(default=None, description="Registered chunker name.")
-    step: str | None = Field(default=None, description="Registered step name.")
     import_: str | None = Field(default=None, alias="import")
     params: dict[str, Any] = Field(default_factory=dict)
     routes: list[RouteSpec] | None = None
@@ -107,19 +107,28 @@ class StepSpec(BaseModel):
         default=None, description="false disables caching for this step; omit to inherit."
     )
 
+    @property
+    def component(self) -> tuple[str, str] | None:
+        """``(kind, registered name)`` of the component this step names, if it names one."""
+        for row in STEP_KINDS:
+            value = getattr(self, row.step_key or "", None)
+            if value is not None:
+                return row.name, value
+        return None
+
     @model_validator(mode="after")
-    def _one_kind(self) -> StepSpec:
-        kinds = [
-            k
-            for k, v in (("chunker", self.chunker), ("step", self.step), ("import", self.import_))
-            if v is not None
-        ]
+    def _one_kind(self) -> _StepFields:
+        keys = [row.step_key for row in STEP_KINDS if row.step_key]
+        kinds = [k for k in keys if getattr(self, k, None) is not None]
+        if self.import_ is not None:
+            kinds.append("import")
         routed = self.routes is not None or self.default is not None
         if routed:
             kinds.append("routes/default")
         if len(kinds) != 1:
+            choices = ", ".join(repr(k) for k in [*keys, "import"])
             raise ValueError(
-                "a step needs exactly one of 'chunker', 'step', 'import' or 'routes'/'default'"
+                f"a step needs exactly one of {choices} or 'routes'/'default'"
                 + (f" (got {', '.join(kinds)})" if kinds else "")
             )
         if routed and self.params:
@@ -127,6 +136,26 @@ class StepSpec(BaseModel):
         if self.cache is True:
             raise ValueError("cache: true is ambiguous; give a cache table or omit it")
         return self
+
+
+#: One field per step kind of the table of kinds (``chunker = "recursive"``...).
+if TYPE_CHECKING:
+    StepSpec = _StepFields
+else:
+    StepSpec = create_model(
+      "StepSpec",
+      __base__=_StepFields,
+      __module__=__name__,
+      **{
+          row.step_key: (
+              str | None,
+              Field(default=None, description=f"Registered {row.name} name: {row.description}."),
+          )
+          for row in STEP_KINDS
+          if row.step_key
+      },
+    )
+    StepSpec.__doc__ = _StepFields.__doc__
 
 
 class QuerySpec(BaseModel):
@@ -207,6 +236,7 @@ def load_spec(path: str | os.PathLike[str]) -> PipelineSpec:
     return parse_spec(data, source=str(Path(path)))
 
 
-RouteSpec.model_rebuild()
+_StepFields.model_rebuild(_types_namespace={"StepSpec": StepSpec, "RouteSpec": RouteSpec})
+RouteSpec.model_rebuild(_types_namespace={"StepSpec": StepSpec})
 StepSpec.model_rebuild()
 PipelineSpec.model_rebuild()

@@ -82,6 +82,8 @@ class Registry:
         self._providers: dict[str, dict[str, list[Provider]]] = {k: {} for k in GROUPS}
         self._blocked: dict[str, dict[str, Provider]] = {k: {} for k in GROUPS}
         self._loaded: dict[tuple[str, str, str], Any] = {}
+        #: Components this registry built: id -> (component, kind, name), for dumping.
+        self._made: dict[int, tuple[Any, str, str]] = {}
         self.broken: dict[str, str] = {}
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(RagloomHookSpecs)
@@ -273,17 +275,14 @@ class Registry:
                 f"{kind} {name!r} from {provider.dist} {provider.version} built a "
                 f"{type(component).__name__}, not a {expected.__name__}"
             )
-        try:
-            component._ragloom_ref = (kind, name)
-        except AttributeError:
-            pass
+        self._made[id(component)] = (component, kind, name)
         return component
 
     def name_of(self, component: Any) -> tuple[str, str] | None:
-        """``(kind, name)`` under which ``component``'s class is registered, if any."""
-        ref = getattr(component, "_ragloom_ref", None)
-        if ref is not None:
-            return tuple(ref)  # type: ignore[return-value]
+        """``(kind, name)`` under which ``component`` was built or its class is registered."""
+        made = self._made.get(id(component))
+        if made is not None and made[0] is component:
+            return made[1], made[2]
         cls = type(component)
         value = f"{cls.__module__}:{cls.__qualname__}"
         maybe: list[tuple[str, str, Provider]] = []
