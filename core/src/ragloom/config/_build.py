@@ -247,7 +247,7 @@ def build_pipeline(
     pipeline.registry = registry
     if registry.pm.get_plugins():
         pipeline.observers.append(registry.emit)
-        registry.pm.hook.ragloom_pipeline_built(pipeline=pipeline, spec=spec)
+        registry.call_isolated("ragloom_pipeline_built", pipeline=pipeline, spec=spec)
     return pipeline
 
 

@@ -143,17 +143,17 @@ if TYPE_CHECKING:
     StepSpec = _StepFields
 else:
     StepSpec = create_model(
-      "StepSpec",
-      __base__=_StepFields,
-      __module__=__name__,
-      **{
-          row.step_key: (
-              str | None,
-              Field(default=None, description=f"Registered {row.name} name: {row.description}."),
-          )
-          for row in STEP_KINDS
-          if row.step_key
-      },
+        "StepSpec",
+        __base__=_StepFields,
+        __module__=__name__,
+        **{
+            row.step_key: (
+                str | None,
+                Field(default=None, description=f"Registered {row.name} name: {row.description}."),
+            )
+            for row in STEP_KINDS
+            if row.step_key
+        },
     )
     StepSpec.__doc__ = _StepFields.__doc__
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import logging
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -84,7 +85,12 @@ class Registry:
         self._loaded: dict[tuple[str, str, str], Any] = {}
         #: Components this registry built: id -> (component, kind, name), for dumping.
         self._made: dict[int, tuple[Any, str, str]] = {}
+        #: Distributions set aside as broken, with the reason.
         self.broken: dict[str, str] = {}
+        #: ``(plugin, hook) -> message`` for hooks that raised while being called.
+        self.hook_errors: dict[tuple[str, str], str] = {}
+        #: Which names each distribution registered through ``ragloom_register``.
+        self.hook_contributions: dict[str, list[tuple[str, str]]] = {}
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(RagloomHookSpecs)
         if entry_points:
@@ -129,6 +135,7 @@ class Registry:
         *,
         dist: str = "__main__",
         version: str = "0",
+        hook: bool = False,
     ) -> None:
         """Register ``factory`` as ``name`` of ``kind`` (the core-owned callback)."""
         if kind not in GROUPS:
@@ -141,34 +148,102 @@ class Registry:
             raise ComponentTypeError(f"{kind} {name!r}: factory must be callable")
         value = f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', '?')}"
         self._add(Provider(kind, name, value, normalize_dist(dist), version, factory=factory))
+        if hook:
+            self.hook_contributions.setdefault(normalize_dist(dist), []).append((kind, name))
 
     def _load_hook_modules(self, installed: Any = None) -> None:
+        """Import each hook module and take its contributions, one plugin at a time.
+
+        A module that fails to import, implements a hook name ragloom does not know, or raises
+        in ``ragloom_register`` is set aside as broken (see :attr:`broken`, with one warning):
+        its contributions are withdrawn and every other plugin works as usual.
+        """
         for dist, version, ep in iter_hook_modules(installed):
             if self._is_blocked(dist):
                 continue
+            where = f"{dist} {version}: hook module {ep.value!r}"
             try:
                 module = ep.load()
             except Exception as exc:  # noqa: BLE001 - a broken plugin breaks only itself
-                self.broken[dist] = (
-                    f"{dist} {version}: cannot import hook module {ep.value!r}: "
-                    f"{type(exc).__name__}: {exc}"
-                )
+                self._set_broken(dist, f"{where} cannot be imported: {type(exc).__name__}: {exc}")
                 continue
-            self.pm.register(module, name=f"{dist}:{ep.name}")
-            impl = getattr(module, "ragloom_register", None)
-            if impl is not None:
+            name = f"{dist}:{ep.name}"
+            try:
+                self.pm.register(module, name=name)
+                self.pm.check_pending()
+            except Exception as exc:  # noqa: BLE001 - e.g. a misspelled hook name
+                if self.pm.get_plugin(name) is not None:
+                    self.pm.unregister(name=name)
+                self._set_broken(dist, f"{where} is invalid: {exc}")
+                continue
+            before = self._provided_by(dist)
 
-                def register(
-                    kind: str,
-                    name: str,
-                    factory: Callable[..., Any],
-                    _d: str = dist,
-                    _v: str = version,
-                ) -> None:
-                    self.register(kind, name, factory, dist=_d, version=_v)
+            def register(
+                kind: str,
+                component: str,
+                factory: Callable[..., Any],
+                _d: str = dist,
+                _v: str = version,
+            ) -> None:
+                self.register(kind, component, factory, dist=_d, version=_v, hook=True)
 
-                impl(register=register)
-        self.pm.check_pending()
+            try:
+                self._caller("ragloom_register", module)(register=register)
+            except Exception as exc:  # noqa: BLE001 - withdraw what it added, keep the rest
+                self._withdraw(dist, before)
+                self.pm.unregister(name=name)
+                self._set_broken(
+                    dist, f"{where}: ragloom_register raised {type(exc).__name__}: {exc}"
+                )
+
+    def _set_broken(self, dist: str, reason: str) -> None:
+        if dist not in self.broken:
+            self.broken[dist] = reason
+            logging.getLogger("ragloom").warning("plugin %s is broken and not used: %s", dist,
+                                                 reason)
+
+    def _provided_by(self, dist: str) -> set[tuple[str, str, str]]:
+        return {
+            (kind, name, p.value)
+            for kind, table in self._providers.items()
+            for name, providers in table.items()
+            for p in providers
+            if p.dist == dist
+        }
+
+    def _withdraw(self, dist: str, keep: set[tuple[str, str, str]]) -> None:
+        for kind, table in self._providers.items():
+            for name in list(table):
+                table[name] = [
+                    p for p in table[name] if p.dist != dist or (kind, name, p.value) in keep
+                ]
+                if not table[name]:
+                    del table[name]
+
+    def _caller(self, hook: str, plugin: Any) -> Any:
+        """A pluggy caller of ``hook`` restricted to ``plugin`` (so pluggy's tracing and
+        monitoring see each call, and one plugin's error never stops another's call)."""
+        others = [p for p in self.pm.get_plugins() if p is not plugin]
+        return self.pm.subset_hook_caller(hook, remove_plugins=others)
+
+    def _hook_plugins(self, hook: str) -> list[tuple[str, Any]]:
+        """``(name, plugin)`` of every registered plugin implementing ``hook``."""
+        caller = getattr(self.pm.hook, hook)
+        return [(impl.plugin_name, impl.plugin) for impl in caller.get_hookimpls()]
+
+    def call_isolated(self, hook: str, **kwargs: Any) -> None:
+        """Call ``hook`` on every plugin, each on its own: one that raises is reported once
+        (a warning, and in :attr:`hook_errors`) and never stops the others or the caller."""
+        for name, plugin in self._hook_plugins(hook):
+            try:
+                self._caller(hook, plugin)(**kwargs)
+            except Exception as exc:  # noqa: BLE001 - observing never breaks a run
+                key = (name, hook)
+                if key not in self.hook_errors:
+                    self.hook_errors[key] = line = (
+                        f"plugin {name}: {hook} raised {type(exc).__name__}: {exc}"
+                    )
+                    logging.getLogger("ragloom").warning("%s; it keeps being called", line)
 
     # -- looking up ------------------------------------------------------------------------
 
@@ -303,8 +378,8 @@ class Registry:
         return None
 
     def emit(self, event: Any) -> None:
-        """Deliver ``event`` to the ``ragloom_event`` hooks."""
-        self.pm.hook.ragloom_event(event=event)
+        """Deliver ``event`` to the ``ragloom_event`` hooks (each plugin isolated)."""
+        self.call_isolated("ragloom_event", event=event)
 
 
 _SKIP = {"self", "cache", "policy", "name"}
