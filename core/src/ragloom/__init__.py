@@ -7,85 +7,86 @@ never imported by importing ragloom.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
 
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     # items
-    "ContentFormat": "models",
-    "Document": "models",
+    "ContentFormat": ".models",
+    "Document": ".models",
     # steps and graph
-    "PipelineStep": "step",
-    "IterableSource": "step",
-    "FunctionStep": "function_step",
-    "RoutedStep": "routed",
-    "Pipeline": "pipeline",
-    "RunResult": "pipeline",
-    "ExecutionContext": "context",
-    "StepStats": "context",
-    "Component": "component",
+    "PipelineStep": ".step",
+    "IterableSource": ".step",
+    "FunctionStep": ".function_step",
+    "RoutedStep": ".routed",
+    "Pipeline": ".pipeline",
+    "RunResult": ".pipeline",
+    "ExecutionContext": ".context",
+    "StepStats": ".context",
+    "Component": ".component",
     # filters
-    "Filter": "filters",
-    "ContentFormatFilter": "filters",
-    "MetadataFilter": "filters",
-    "PredicateFilter": "filters",
+    "Filter": ".filters",
+    "ContentFormatFilter": ".filters",
+    "MetadataFilter": ".filters",
+    "PredicateFilter": ".filters",
     # policy
-    "Policy": "policy",
-    "DEFAULT_POLICY": "policy",
+    "Policy": ".policy",
+    "DEFAULT_POLICY": ".policy",
     # events
-    "Event": "events",
-    "RunStarted": "events",
-    "RunFinished": "events",
-    "StepStarted": "events",
-    "StepFinished": "events",
-    "ItemRetried": "events",
-    "ItemFailed": "events",
-    "CacheHit": "events",
-    "CacheMiss": "events",
+    "Event": ".events",
+    "RunStarted": ".events",
+    "RunFinished": ".events",
+    "StepStarted": ".events",
+    "StepFinished": ".events",
+    "ItemRetried": ".events",
+    "ItemFailed": ".events",
+    "CacheHit": ".events",
+    "CacheMiss": ".events",
     # families
-    "Chunker": "chunking",
-    "ChunkSpan": "chunking",
-    "ChunkText": "chunking",
-    "ChunkerRouter": "chunking",
-    "QueryTransformer": "query",
-    "Router": "query",
-    "RouteDecision": "query",
-    "MultiQueryRoutingPipeline": "multi_query",
-    "MultiQueryRoutingState": "multi_query",
-    "SubQueryRoute": "multi_query",
-    "OnEmptyDecompositionPolicy": "multi_query",
-    "EmptyDecompositionError": "multi_query",
+    "Chunker": ".chunking",
+    "ChunkSpan": ".chunking",
+    "ChunkText": ".chunking",
+    "ChunkerRouter": ".chunking",
+    "QueryTransformer": ".query",
+    "Router": ".query",
+    "RouteDecision": ".query",
+    "MultiQueryRoutingPipeline": ".multi_query",
+    "MultiQueryRoutingState": ".multi_query",
+    "SubQueryRoute": ".multi_query",
+    "OnEmptyDecompositionPolicy": ".multi_query",
+    "EmptyDecompositionError": ".multi_query",
     # cache
-    "CacheStore": "cache",
-    "CacheEntry": "cache",
-    "SQLiteCacheStore": "cache",
-    "MemoryCacheStore": "cache",
+    "CacheStore": ".cache",
+    "CacheEntry": ".cache",
+    "SQLiteCacheStore": ".cache",
+    "MemoryCacheStore": ".cache",
     # plugins and declarative pipelines
-    "Registry": "plugins",
-    "discover_plugins": "plugins",
-    "PipelineSpec": "config",
-    "load_pipeline": "config",
-    "build_pipeline": "config",
-    "dump_pipeline": "config",
+    "Registry": ".plugins",
+    "discover_plugins": ".plugins",
+    "PipelineSpec": ".config",
+    "load_pipeline": ".config",
+    "build_pipeline": ".config",
+    "dump_pipeline": ".config",
     # errors
-    "RagloomError": "errors",
-    "ConfigurationError": "errors",
-    "ComponentTypeError": "errors",
-    "InvalidInputError": "errors",
-    "RoutingError": "errors",
-    "UnroutedItemError": "errors",
-    "StepTimeoutError": "errors",
-    "ItemProcessingError": "errors",
-    "CacheError": "errors",
-    "CacheCorruptError": "errors",
-    "PluginError": "errors",
-    "PluginNotFoundError": "errors",
-    "PluginConflictError": "errors",
-    "BrokenPluginError": "errors",
-    "IncompatiblePluginError": "errors",
-    "PluginBlockedError": "errors",
+    "RagloomError": ".errors",
+    "ConfigurationError": ".errors",
+    "ComponentTypeError": ".errors",
+    "InvalidInputError": ".errors",
+    "RoutingError": ".errors",
+    "UnroutedItemError": ".errors",
+    "StepTimeoutError": ".errors",
+    "ItemProcessingError": ".errors",
+    "CacheError": ".errors",
+    "CacheCorruptError": ".errors",
+    "PluginError": ".errors",
+    "PluginNotFoundError": ".errors",
+    "PluginConflictError": ".errors",
+    "BrokenPluginError": ".errors",
+    "IncompatiblePluginError": ".errors",
+    "PluginBlockedError": ".errors",
 }
 
 __all__ = [
@@ -157,17 +158,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragloom' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 if TYPE_CHECKING:

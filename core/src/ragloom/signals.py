@@ -1,4 +1,7 @@
-"""Spec 002's query-complexity signals, matched as whole words (shared by decomposers).
+"""How complex a question looks: comparison and conjunction words, length, list punctuation.
+
+Shared by the decomposers, which use the score to decide how many sub-queries to ask for.
+Words are matched whole, so "and" never matches "standard".
 
 Pure and light (only ``re``): importing it loads neither pydantic nor anyio.
 """
@@ -15,8 +18,8 @@ __all__ = [
     "complexity",
 ]
 
-#: Comparison language. Inflections of spec 002's words are listed explicitly: whole-word
-#: matching must not lose "compared" or "differences".
+#: Comparison language. Inflections are listed explicitly: whole-word matching must not lose
+#: "compared" or "differences".
 COMPARISON_WORDS: tuple[str, ...] = (
     "compare",
     "compares",
@@ -47,7 +50,7 @@ _CONJUNCTION = _whole_words(CONJUNCTION_WORDS)
 
 
 def complexity(query: str) -> int:
-    """Spec 002's complexity score before clamping: 1 plus one per signal present (1..5).
+    """The complexity score before clamping: 1 plus one per signal present (1..5).
 
     Signals: comparison language (:data:`COMPARISON_WORDS`), conjunction language
     (:data:`CONJUNCTION_WORDS`), more than :data:`LONG_QUERY_WORDS` words, list punctuation

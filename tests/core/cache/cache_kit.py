@@ -101,8 +101,6 @@ class CountingStore:
         result: dict[str, CacheEntry] = self.inner.get_many(keys)
         return result
 
-    def get_headers(self, keys: Sequence[str]) -> Any:
-        return self.inner.get_headers(keys)
 
     def put_many(self, entries: Iterable[CacheEntry]) -> None:
         batch = list(entries)

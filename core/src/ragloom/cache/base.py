@@ -16,20 +16,9 @@ from pydantic import BaseModel
 
 from .codec import decode_outputs, encode_outputs
 
-__all__ = ["CacheEntry", "CacheHeader", "CacheInfo", "CacheStore"]
+__all__ = ["CacheEntry", "CacheInfo", "CacheStore"]
 
 _NO_ITEM: Any = object()
-
-
-@dataclass(frozen=True, slots=True)
-class CacheHeader:
-    """An entry's identity and metadata, read without its content."""
-
-    key: str
-    step: str
-    item_id: str
-    outputs: int
-    created: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +53,6 @@ class CacheEntry:
             where=f"cache entry {self.key} ({self.step}, item {self.item_id!r})",
         )
 
-    @property
-    def header(self) -> CacheHeader:
-        return CacheHeader(self.key, self.step, self.item_id, self.outputs, self.created)
-
 
 @dataclass(frozen=True, slots=True)
 class CacheInfo:
@@ -85,10 +70,6 @@ class CacheStore(Protocol):
 
     def get_many(self, keys: Sequence[str]) -> dict[str, CacheEntry]:
         """The entries present among ``keys`` (absent keys are left out)."""
-        ...
-
-    def get_headers(self, keys: Sequence[str]) -> dict[str, CacheHeader]:
-        """Identity and metadata of the entries present among ``keys``, without content."""
         ...
 
     def put_many(self, entries: Iterable[CacheEntry]) -> None:

@@ -6,7 +6,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from .base import CacheEntry, CacheHeader, CacheInfo
+from .base import CacheEntry, CacheInfo
 
 __all__ = ["MemoryCacheStore"]
 
@@ -24,11 +24,6 @@ class MemoryCacheStore:
         with self._lock:
             self.reads += 1
             return {k: e for k in keys if (e := self._entries.get(k)) is not None}
-
-    def get_headers(self, keys: Sequence[str]) -> dict[str, CacheHeader]:
-        with self._lock:
-            self.reads += 1
-            return {k: e.header for k in keys if (e := self._entries.get(k)) is not None}
 
     def put_many(self, entries: Iterable[CacheEntry]) -> None:
         batch = list(entries)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import CacheCorruptError, CacheError
-from .base import CacheEntry, CacheHeader, CacheInfo
+from .base import CacheEntry, CacheInfo
 
 __all__ = ["SQLiteCacheStore", "cache_info", "open_cache"]
 
@@ -151,14 +151,6 @@ class SQLiteCacheStore:
                 float(created),  # type: ignore[arg-type]
             )
         return out
-
-    def get_headers(self, keys: Sequence[str]) -> dict[str, CacheHeader]:
-        return {
-            str(key): CacheHeader(str(key), str(step), str(item_id), int(n), float(c))  # type: ignore[call-overload,arg-type]
-            for key, step, item_id, n, c in self._select(
-                "key, step, item_id, outputs, created", keys
-            )
-        }
 
     def put_many(self, entries: Iterable[CacheEntry]) -> None:
         rows = [

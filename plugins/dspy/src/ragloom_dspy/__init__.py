@@ -10,26 +10,27 @@ it loads it on first use, so listing plugins stays cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ragloom.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "SubQueryGenerator": "generator",
-    "BELOW_MINIMUM": "generator",
-    "SubQuerySignature": "signatures",
-    "SubQueryListSignature": "signatures",
-    "RouteSignature": "signatures",
-    "DSPyDecomposer": "decomposer",
-    "DSPyRouter": "router",
-    "RouteSelector": "router",
-    "RouteSpec": "_routes",
-    "NoLMConfiguredError": "errors",
-    "determine_complexity": "_heuristics",
-    "fallback_rewrite": "_heuristics",
-    "parse_sub_queries": "_parsing",
-    "llama_cpp_lm": "local",
+    "SubQueryGenerator": ".generator",
+    "BELOW_MINIMUM": ".generator",
+    "SubQuerySignature": ".signatures",
+    "SubQueryListSignature": ".signatures",
+    "RouteSignature": ".signatures",
+    "DSPyDecomposer": ".decomposer",
+    "DSPyRouter": ".router",
+    "RouteSelector": ".router",
+    "RouteSpec": "._routes",
+    "NoLMConfiguredError": ".errors",
+    "determine_complexity": "._heuristics",
+    "fallback_rewrite": "._heuristics",
+    "parse_sub_queries": "._parsing",
+    "llama_cpp_lm": ".local",
 }
 
 __all__ = [
@@ -62,14 +63,4 @@ if TYPE_CHECKING:
     from .signatures import RouteSignature, SubQueryListSignature, SubQuerySignature
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragloom_dspy' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)

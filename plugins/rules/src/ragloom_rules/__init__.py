@@ -2,7 +2,7 @@
 
 ``HeuristicDecomposer`` (entry point ``ragloom.decomposers: heuristic``), ``KeywordRouter``
 (``ragloom.routers: keyword``) with its ``KeywordRoute`` model, ``sample_router``
-(``ragloom.routers: sample``) and spec 002's ``complexity`` score.
+(``ragloom.routers: sample``) and the core's question ``complexity`` score.
 
 Imports are lazy: ``from ragloom_rules import complexity`` loads neither the ragloom core nor
 pydantic.
@@ -10,17 +10,18 @@ pydantic.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ragloom.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "HeuristicDecomposer": "decomposer",
-    "KeywordRouter": "router",
-    "KeywordRoute": "router",
-    "sample_router": "router",
-    "complexity": "_signals",
+    "HeuristicDecomposer": ".decomposer",
+    "KeywordRouter": ".router",
+    "KeywordRoute": ".router",
+    "sample_router": ".router",
+    "complexity": "ragloom.signals",
 }
 
 __all__ = [
@@ -33,20 +34,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragloom_rules' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 if TYPE_CHECKING:
-    from ._signals import complexity
+    from ragloom.signals import complexity
+
     from .decomposer import HeuristicDecomposer
     from .router import KeywordRoute, KeywordRouter, sample_router

@@ -10,19 +10,20 @@ Imports are lazy: importing the package loads neither numpy, model2vec nor the r
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ragloom.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "SemanticRouter": "router",
-    "SemanticRoute": "router",
-    "SemanticChunker": "chunker",
-    "StaticEncoder": "_model",
-    "Encoder": "_model",
-    "bundled_model_path": "_model",
-    "load_static_model": "_model",
+    "SemanticRouter": ".router",
+    "SemanticRoute": ".router",
+    "SemanticChunker": ".chunker",
+    "StaticEncoder": "._model",
+    "Encoder": "._model",
+    "bundled_model_path": "._model",
+    "load_static_model": "._model",
 }
 
 __all__ = [
@@ -37,17 +38,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragloom_semantic' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 if TYPE_CHECKING:
