@@ -50,18 +50,17 @@ class Policy:
         def bad(name: str, why: str) -> ConfigurationError:
             return ConfigurationError(f"Policy.{name} {why}")
 
-        if self.max_attempts is not None and self.max_attempts < 1:
-            raise bad("max_attempts", f"must be >= 1, got {self.max_attempts}")
-        for name in ("backoff", "backoff_max", "jitter"):
-            value = getattr(self, name)
-            if value is not None and value < 0:
-                raise bad(name, f"must be >= 0, got {value}")
-        if self.backoff_multiplier is not None and self.backoff_multiplier < 1:
-            raise bad("backoff_multiplier", f"must be >= 1, got {self.backoff_multiplier}")
-        if self.timeout is not None and self.timeout <= 0:
-            raise bad("timeout", f"must be > 0 seconds, got {self.timeout}")
-        if self.concurrency is not None and self.concurrency < 1:
-            raise bad("concurrency", f"must be >= 1, got {self.concurrency}")
+        for name, (kind, low, inclusive) in _LIMITS.items():
+            value: float | None = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, kind):  # type: ignore[unreachable]
+                what = "an integer" if kind is int else "a number"
+                raise bad(name, f"must be {what}, got {value!r}")
+            if value != value or value in (float("inf"), float("-inf")):
+                raise bad(name, f"must be a finite number, got {value!r}")
+            if value < low or (value == low and not inclusive):
+                raise bad(name, f"must be {'>=' if inclusive else '>'} {low}, got {value}")
         if self.on_failure is not None and self.on_failure not in ("emit", "abort"):
             raise bad("on_failure", f"must be 'emit' or 'abort', got {self.on_failure!r}")
         if self.retry_on is not None:
@@ -103,16 +102,28 @@ class Policy:
         return isinstance(error, retry_on)
 
     def delay_before(self, retry: int, rng: random.Random | None = None) -> float:
-        """Seconds to wait before retry number ``retry`` (1 for the first retry)."""
-        base = self.backoff if self.backoff is not None else 0.1
-        mult = self.backoff_multiplier if self.backoff_multiplier is not None else 2.0
-        cap = self.backoff_max if self.backoff_max is not None else 30.0
-        jitter = self.jitter if self.jitter is not None else 0.1
+        """Seconds to wait before retry number ``retry`` (1 for the first retry); unset fields
+        take :data:`DEFAULT_POLICY`'s values."""
+        own = self.resolved() if None in (self.backoff, self.backoff_multiplier,
+                                          self.backoff_max, self.jitter) else self
+        base, mult = own.backoff or 0.0, own.backoff_multiplier or 1.0
+        cap, jitter = own.backoff_max or 0.0, own.jitter or 0.0
         delay = min(cap, base * mult ** (retry - 1))
         if jitter and delay:
             delay *= 1 + jitter * (2 * (rng or random).random() - 1)
         return max(0.0, delay)
 
+
+#: The rule of each numeric field: (type, lower bound, whether the bound itself is allowed).
+_LIMITS: dict[str, tuple[type | tuple[type, ...], float, bool]] = {
+    "max_attempts": (int, 1, True),
+    "backoff": ((int, float), 0, True),
+    "backoff_multiplier": ((int, float), 1, True),
+    "backoff_max": ((int, float), 0, True),
+    "jitter": ((int, float), 0, True),
+    "timeout": ((int, float), 0, False),
+    "concurrency": (int, 1, True),
+}
 
 DEFAULT_POLICY = Policy(
     max_attempts=1,

@@ -28,22 +28,30 @@ _STRICT = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 class PolicySpec(BaseModel):
-    """Fields of :class:`~ragloom.policy.Policy`; any left out are inherited."""
+    """Fields of :class:`~ragloom.policy.Policy`; any left out are inherited. The rules on each
+    field are the policy's own (checked by building one)."""
 
-    model_config = _STRICT
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
-    max_attempts: int | None = Field(default=None, ge=1)
-    backoff: float | None = Field(default=None, ge=0)
-    backoff_multiplier: float | None = Field(default=None, ge=1)
-    backoff_max: float | None = Field(default=None, ge=0)
-    jitter: float | None = Field(default=None, ge=0)
+    max_attempts: int | None = None
+    backoff: float | None = None
+    backoff_multiplier: float | None = None
+    backoff_max: float | None = None
+    jitter: float | None = None
     retry_on: list[str] | None = Field(
         default=None,
         description="Exception names: builtins (e.g. TimeoutError) or ragloom errors.",
     )
-    timeout: float | None = Field(default=None, gt=0, description="Seconds per item attempt.")
-    concurrency: int | None = Field(default=None, ge=1)
+    timeout: float | None = Field(default=None, description="Seconds per item attempt.")
+    concurrency: int | None = None
     on_failure: Literal["emit", "abort"] | None = None
+
+    @model_validator(mode="after")
+    def _valid_policy(self) -> PolicySpec:
+        from ..policy import Policy
+
+        Policy(**self.model_dump(exclude_none=True, exclude={"retry_on"}))
+        return self
 
 
 class CacheSpec(BaseModel):

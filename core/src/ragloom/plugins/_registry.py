@@ -442,7 +442,9 @@ def validate_params(
             out[key] = value
             continue
         try:
-            out[key] = TypeAdapter(hint_type).validate_python(value)
+            # Booleans are not numbers: ``chunk_size = true`` is refused, not taken as 1.
+            strict = isinstance(value, bool) or None
+            out[key] = TypeAdapter(hint_type).validate_python(value, strict=strict)
         except ValidationError as exc:
             msg = "; ".join(e["msg"] for e in exc.errors())
             raise ConfigurationError(
