@@ -76,7 +76,7 @@ class TestRouter(RouterContract):
         return Fixed("a")
 """,
     )
-    result.assert_outcomes(passed=14, skipped=1)
+    result.assert_outcomes(passed=17, skipped=1)
 
 
 def test_chunker_that_loses_whitespace_fails_span_contract(pytester: pytest.Pytester) -> None:

@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "ItemFailed": ".events",
     "CacheHit": ".events",
     "CacheMiss": ".events",
+    "CacheSkipped": ".events",
     # families
     "Chunker": ".chunking",
     "ChunkSpan": ".chunking",
@@ -96,6 +97,7 @@ __all__ = [
     "CacheError",
     "CacheHit",
     "CacheMiss",
+    "CacheSkipped",
     "CacheStore",
     "ChunkSpan",
     "ChunkText",
@@ -188,6 +190,7 @@ if TYPE_CHECKING:
     from .events import (
         CacheHit,
         CacheMiss,
+        CacheSkipped,
         Event,
         ItemFailed,
         ItemRetried,

@@ -1,9 +1,11 @@
 """``Component``: what every configurable part of a pipeline shares.
 
-A component declares a stable identity (``step_id``) and returns from :meth:`config` everything
-that affects its output, as plain data that also rebuilds it (``type(c)(**c.config())``). Its
-``config_hash`` is a stable hash of the two, equal across processes and machines, and part of
-every cache id the component reads or writes.
+A component has a stable declared identity (``step_id``), a version (``step_version``), and a
+*cache identity* derived from what it was built with: every constructor argument (captured when
+it is built) and its :meth:`~Component.config`, canonicalised by :mod:`ragloom.identity`.
+``config_hash`` hashes the three; it is equal across processes and machines and part of every
+cache id the component reads or writes. :meth:`~Component.config` is what pipeline files
+serialise (``type(c)(**c.config())`` rebuilds it); the cache does not rely on it being complete.
 """
 
 from __future__ import annotations
@@ -17,15 +19,25 @@ __all__ = ["Component"]
 
 
 class Component:
-    """Base of steps, query transformers and routers."""
+    """Base of steps, query transformers, routers, loaders, embedders and stores."""
 
     #: Declared identity used by ``config_hash``. Set it (e.g. ``"ragloom-text/recursive"``) so
     #: that renaming or moving the class does not invalidate caches. Defaults to the class's
     #: module and qualified name.
     step_id: ClassVar[str | None] = None
 
-    #: Bump when the component's output changes for the same config (a bug fix, a new model).
+    #: Bump when the component's output changes for the same arguments (a bug fix, a new
+    #: model): cached outputs of the old version are then not replayed.
     step_version: ClassVar[int] = 1
+
+    #: Constructor parameters that never shape the output (how it runs, what it is called).
+    identity_ignores: ClassVar[frozenset[str]] = frozenset()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        self = super().__new__(cls)
+        # The arguments it is built with: part of its cache identity (see cache_identity).
+        self.__dict__["_ragloom_args"] = (args, kwargs)
+        return self
 
     @classmethod
     def identity(cls) -> str:
@@ -36,10 +48,49 @@ class Component:
         return f"{cls.__module__}.{cls.__qualname__}"
 
     def config(self) -> Mapping[str, Any]:
-        """What affects this component's output, as plain (JSON-able) data. Default: nothing."""
+        """What a pipeline file writes to rebuild this component, as plain (JSON-able) data.
+
+        Default: nothing. The cache identity does not depend on this being complete: every
+        constructor argument is part of it anyway.
+        """
         return {}
+
+    def cache_identity(self) -> Any:
+        """Canonical data covering everything that shapes this component's output.
+
+        Derived: the constructor arguments (except :attr:`identity_ignores`) and
+        :meth:`config`. Override only to declare more (never less).
+
+        Raises:
+            ragloom.identity.Uncacheable: an argument has no stable identity; the message names
+                it. A ``cache_version`` set on the component stands in for such arguments.
+        """
+        from .identity import Uncacheable, canonical_identity, captured_arguments
+
+        version = self.__dict__.get("cache_version")
+        out: dict[str, Any] = {}
+        name = type(self).__qualname__
+        for key, value in captured_arguments(self).items():
+            if key in self.identity_ignores:
+                continue
+            try:
+                out[key] = canonical_identity(value, f"{name} parameter {key!r}")
+            except Uncacheable:
+                if version is None:
+                    raise
+                out[key] = {"opaque": type(value).__qualname__}
+        try:
+            config = canonical_identity(dict(self.config()), f"{name}.config()")
+        except Uncacheable:
+            if version is None:
+                raise
+            config = None
+        identity: dict[str, Any] = {"arguments": out, "config": config}
+        if version is not None:
+            identity["cache_version"] = version
+        return identity
 
     @property
     def config_hash(self) -> str:
-        """A stable hash of :meth:`identity`, ``step_version`` and :meth:`config`."""
-        return stable_hash(self.identity(), self.step_version, dict(self.config()))
+        """A stable hash of :meth:`identity`, ``step_version`` and :meth:`cache_identity`."""
+        return stable_hash(self.identity(), self.step_version, self.cache_identity())

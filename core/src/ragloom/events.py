@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 __all__ = [
     "CacheHit",
     "CacheMiss",
+    "CacheSkipped",
     "Event",
     "ItemFailed",
     "ItemRetried",
@@ -134,3 +135,16 @@ class CacheMiss(Event):
     step: str = ""
     item_id: str = ""
     cache_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CacheSkipped(Event):
+    """A step runs without its cache in this run, and why (emitted once per step and run).
+
+    For example: an argument of the step has no stable identity (give the step a
+    ``cache_version``), or replaying it costs more than computing it again.
+    """
+
+    kind: ClassVar[str] = "cache_skipped"
+    step: str = ""
+    reason: str = ""

@@ -74,6 +74,7 @@ class PipelineStep(Component, ABC, Generic[T]):
     #: The type(s) of item this step takes, when it takes only some (a pipeline whose first
     #: step declares it refuses other inputs with a ``TypeError`` as they are read).
     input_type: ClassVar[type | tuple[type, ...] | None] = None
+    identity_ignores: ClassVar[frozenset[str]] = frozenset({"cache", "policy", "name"})
 
     def __init__(
         self,
@@ -94,12 +95,25 @@ class PipelineStep(Component, ABC, Generic[T]):
         cache: CacheStore | Literal[False] | None = _UNSET,
         policy: Policy | None = _UNSET,
         name: str | None = _UNSET,
+        cache_version: str | int | None = _UNSET,
     ) -> Self:
         """Set this step's own cache, policy or name (arguments left out are kept); returns it.
 
         ``cache``: a store, ``False`` (never cache this step) or ``None`` (inherit).
         ``policy``: the fields this step sets (``None``: inherit every field).
+        ``cache_version``: lets a step with an argument that has no stable identity (an open
+        model, a client object) be cached anyway: that argument is then left out of the cache
+        identity and this version stands in for it. Change it whenever such an argument changes
+        in a way that changes the output.
         """
+        if cache_version is not _UNSET:
+            if cache_version is not None and (
+                isinstance(cache_version, bool) or not isinstance(cache_version, str | int)
+            ):
+                raise ConfigurationError(
+                    f"cache_version must be a string or an integer, got {cache_version!r}"
+                )
+            self.__dict__["cache_version"] = cache_version
         if cache is not _UNSET:
             if cache is not None and cache is not False and not hasattr(cache, "get_many"):
                 raise ComponentTypeError(

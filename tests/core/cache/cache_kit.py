@@ -27,6 +27,8 @@ class CountingChunker(Chunker):
     """
 
     step_id = "tests/cache-counting"
+    # How long it sleeps never changes what it cuts: declared, so runs with other delays hit.
+    identity_ignores = Chunker.identity_ignores | {"delay"}
 
     def __init__(
         self,
@@ -182,6 +184,7 @@ class LoggingChunker(CountingChunker):
     """Appends the id of every document it splits to a file (visible across processes)."""
 
     step_id = "tests/cache-counting"  # same identity as CountingChunker: same keys
+    identity_ignores = CountingChunker.identity_ignores | {"log"}  # where it logs, not what
     cache_window = 4
 
     def __init__(self, log: str, size: int = 40, *, delay: float = 0.0) -> None:

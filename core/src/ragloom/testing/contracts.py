@@ -21,9 +21,11 @@ from typing import Any, ClassVar
 import anyio
 import pytest
 
+from .._hashing import canonical
 from ..cache import MemoryCacheStore
 from ..chunking import Chunker
 from ..errors import InvalidInputError
+from ..identity import captured_arguments
 from ..models import Document
 from ..multi_query import MultiQueryRoutingPipeline
 from ..query import QueryTransformer, RouteDecision, Router
@@ -35,6 +37,47 @@ __all__ = ["ChunkerContract", "QueryTransformerContract", "RouterContract"]
 
 def _run(fn: Callable[..., Any], *args: Any) -> Any:
     return anyio.run(fn, *args)
+
+
+def check_rebuilds(component: Any) -> Any:
+    """``type(c)(**c.config())`` rebuilds ``component`` with the same ``config()``, and a
+    pipeline file rebuilt from it keeps its cache identity; returns the rebuilt component."""
+    rebuilt = type(component)(**dict(component.config()))
+    assert canonical(dict(rebuilt.config())) == canonical(dict(component.config())), (
+        "config() must return the arguments that rebuild the component"
+    )
+    again = type(component)(**dict(rebuilt.config()))
+    assert again.config_hash == rebuilt.config_hash, (
+        "a component built twice from the same config() must keep its cache identity"
+    )
+    return rebuilt
+
+
+def check_identity_variants(
+    component: Any, variants: list[dict[str, Any]], outputs: Callable[[Any], Any]
+) -> None:
+    """Every variant of ``component``'s constructor arguments changes its cache identity; a
+    variant whose outputs differ under the same identity fails, naming what differs."""
+    base = captured_arguments(component)
+    base_hash, base_out = component.config_hash, outputs(component)
+    for override in variants:
+        variant = type(component)(**{**base, **override})
+        if variant.config_hash != base_hash:
+            continue
+        changed = sorted(
+            k for k in set(vars(variant)) | set(vars(component))
+            if vars(variant).get(k, _ABSENT) is not vars(component).get(k, _ABSENT)
+            and repr(vars(variant).get(k, _ABSENT)) != repr(vars(component).get(k, _ABSENT))
+        )
+        same = "its outputs differ" if outputs(variant) != base_out else "its outputs look equal"
+        raise AssertionError(
+            f"{type(component).__name__} with {override!r} has the same cache identity as "
+            f"without ({same}); attributes that differ: {', '.join(changed) or 'none'}. A "
+            "cache would replay the old outputs: every argument must reach the identity"
+        )
+
+
+_ABSENT = object()
 
 
 class ChunkerContract:
@@ -150,9 +193,30 @@ class ChunkerContract:
         second = [c.model_dump() for c in self._chunks(chunker, docs)]
         assert first == second
 
+    @pytest.fixture
+    def identity_variants(self) -> list[dict[str, Any]]:
+        """Constructor arguments that change what the component produces, one dict per variant
+        (applied over the arguments the fixture was built with). Override to have the kit check
+        that each reaches the cache identity. Default: none."""
+        return []
+
+    def test_config_rebuilds(self, chunker: Chunker) -> None:
+        rebuilt = check_rebuilds(chunker)
+        docs = self.make_documents(chunker)
+        assert [c.model_dump() for c in self._chunks(rebuilt, docs)] == [
+            c.model_dump() for c in self._chunks(chunker, docs)
+        ], "config() must rebuild a chunker that cuts the same chunks"
+
+    def test_every_setting_reaches_the_cache_identity(
+        self, chunker: Chunker, identity_variants: list[dict[str, Any]]
+    ) -> None:
+        docs = self.make_documents(chunker)
+        check_identity_variants(
+            chunker, identity_variants,
+            lambda c: [d.model_dump() for d in self._chunks(c, docs)],
+        )
+
     def test_cache_identity_and_replay(self, chunker: Chunker) -> None:
-        rebuilt = type(chunker)(**dict(chunker.config()))
-        assert rebuilt.config_hash == chunker.config_hash, "config() must rebuild the chunker"
         docs = self.make_documents(chunker)
         store = MemoryCacheStore()
         cold = _run(lambda: run_step(chunker, docs, cache=store))
@@ -257,9 +321,21 @@ class RouterContract:
             d.route for d in _run(concurrent) if d is not None
         ]
 
+    @pytest.fixture
+    def identity_variants(self) -> list[dict[str, Any]]:
+        """Constructor arguments that change the router's decisions (see ChunkerContract)."""
+        return []
+
     def test_config_rebuilds(self, router: Router) -> None:
-        rebuilt = type(router)(**dict(router.config()))
-        assert rebuilt.config_hash == router.config_hash
+        check_rebuilds(router)
+
+    def test_every_setting_reaches_the_cache_identity(
+        self, router: Router, identity_variants: list[dict[str, Any]]
+    ) -> None:
+        check_identity_variants(
+            router, identity_variants,
+            lambda r: [_run(r.decide, q).model_dump() for q in self.queries],
+        )
 
 
 class _FirstRoute(Router):
@@ -302,6 +378,18 @@ class QueryTransformerContract:
             assert 1 <= len(state.sub_queries) <= 3
             assert [r.sub_query for r in state.routing_plan] == state.sub_queries
 
+    @pytest.fixture
+    def identity_variants(self) -> list[dict[str, Any]]:
+        """Constructor arguments that change the sub-queries (see ChunkerContract)."""
+        return []
+
     def test_config_rebuilds(self, decomposer: QueryTransformer) -> None:
-        rebuilt = type(decomposer)(**dict(decomposer.config()))
-        assert rebuilt.config_hash == decomposer.config_hash
+        check_rebuilds(decomposer)
+
+    def test_every_setting_reaches_the_cache_identity(
+        self, decomposer: QueryTransformer, identity_variants: list[dict[str, Any]]
+    ) -> None:
+        check_identity_variants(
+            decomposer, identity_variants,
+            lambda d: [_run(d.transform, q) for q in self.queries],
+        )

@@ -64,6 +64,22 @@ def _adapter(name: str | None) -> Any:
     return dspy.JSONAdapter() if name == "json" else dspy.ChatAdapter()
 
 
+def _lm_identity(lm: Any) -> dict[str, Any]:
+    """What makes a DSPy LM answer as it does: its class, model and generation options
+    (secrets left out)."""
+    return {
+        "model": str(getattr(lm, "model", "")),
+        "options": describe_lm_options(getattr(lm, "kwargs", {}) or {}),
+    }
+
+
+def _declare_lm_identity(base: type) -> None:
+    """Tell the cache how to identify DSPy LM objects passed to a component."""
+    from ragloom.identity import register_identity
+
+    register_identity(base, _lm_identity)
+
+
 class LMBinding:
     """The LM and adapter of one component, validated at construction.
 
@@ -97,6 +113,7 @@ class LMBinding:
 
             if not isinstance(lm, BaseLM):
                 raise ValueError(f"lm must be a DSPy LM (dspy.BaseLM), got {type(lm).__name__}")
+            _declare_lm_identity(BaseLM)
         self.model = model.strip() if model is not None else None
         self.lm_options = options
         self.adapter = adapter
