@@ -8,11 +8,11 @@ Callers skip, naming what is missing, when a machine has none.
 from __future__ import annotations
 
 import functools
-import site
+import os
 import sysconfig
 from pathlib import Path
 
-__all__ = ["debian_docs", "installed_files", "stdlib", "stdlib_file"]
+__all__ = ["debian_docs", "installed_files", "shared_data", "stdlib", "stdlib_file"]
 
 _SKIP_PARTS = ("ragloom", "__pycache__")
 
@@ -29,23 +29,19 @@ def stdlib_file(relative: str) -> Path | None:
 
 def _site_dirs() -> list[Path]:
     paths = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    try:
-        paths.update(site.getsitepackages())
-    except AttributeError:  # some virtualenv flavours lack it
-        pass
     return sorted(Path(p) for p in paths if Path(p).is_dir())
 
 
 @functools.lru_cache(maxsize=1)
 def _all_installed() -> tuple[Path, ...]:
+    """Every file with a suffix under site-packages (ragloom's own packages left out)."""
     found: set[Path] = set()
     for root in _site_dirs():
-        for path in root.rglob("*"):
-            rel = path.relative_to(root).parts
-            if any(part.lower().startswith(_SKIP_PARTS) for part in rel):
-                continue
-            if path.suffix and path.is_file():
-                found.add(path)
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if not d.lower().startswith(_SKIP_PARTS)]
+            for name in files:
+                if "." in name.lstrip("."):
+                    found.add(Path(folder, name))
     return tuple(sorted(found))
 
 
@@ -62,7 +58,7 @@ def installed_files(
             continue
         try:
             size = path.stat().st_size
-        except OSError:
+        except OSError:  # listed but removed
             continue
         if min_bytes <= size <= max_bytes:
             matches.append(path)
@@ -76,3 +72,11 @@ def debian_docs(pattern: str) -> list[Path]:
     """Files under ``/usr/share/doc`` matching ``pattern`` (absent on most fresh machines)."""
     root = Path("/usr/share/doc")
     return sorted(root.glob(pattern)) if root.is_dir() else []
+
+
+def shared_data() -> Path | None:
+    """The project's shared third-party data (``$RAGLOOM_SHARED_DATA``, else ``shared/data``
+    beside the checkout), if present."""
+    env = os.environ.get("RAGLOOM_SHARED_DATA")
+    path = Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "data"
+    return path if path.is_dir() else None
