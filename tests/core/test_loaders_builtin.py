@@ -31,8 +31,9 @@ from ragloom.models import Document
 from ragloom.testing import LoaderContract
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import REPO, shared_data  # noqa: E402
-from support.real_files import installed_files, stdlib, stdlib_file  # noqa: E402
+from support.real_files import installed_files, shared_data, stdlib, stdlib_file  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
 
 SAMPLE_DOCS = REPO / "examples" / "sample-docs"
 
