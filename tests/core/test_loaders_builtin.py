@@ -444,3 +444,41 @@ def test_permission_denied(tmp_path: Path) -> None:
             read_source_file(locked, doc_id="s", max_bytes=100)
     finally:
         locked.chmod(0o600)
+
+
+def test_the_ingest_failure_reasons_survive_the_move(tmp_path: Path) -> None:
+    """Each file ``ragloom ingest`` refuses today is refused through read_source_file and
+    LoaderSet.load with the same words in its reason, and the file named first."""
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "good.md").write_text("# Fine\n\nThis one is fine.\n", encoding="utf-8")
+    (root / "binary.bin").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64))
+    (root / "latin1.txt").write_bytes("caf\xe9 cr\xe8me\n".encode("latin-1"))
+    (root / "empty.txt").write_bytes(b"")
+    (root / "blank.md").write_text("  \n\n\t\n", encoding="utf-8")
+    (root / "big.txt").write_text("word " * 400, encoding="utf-8")
+    (root / "dangling.md").symlink_to(root / "missing-target.md")
+    expected = {
+        "binary.bin": "binary file",
+        "latin1.txt": "not valid UTF-8",
+        "empty.txt": "empty file",
+        "blank.md": "only whitespace",
+        "big.txt": "too large",
+        "dangling.md": "no such file",
+    }
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(root / "pipe.txt")
+        expected["pipe.txt"] = "FIFO"
+    loaders = LoaderSet.builtin()
+    reasons: dict[str, str] = {}
+    loaded = []
+    for path in sorted(root.iterdir()):
+        try:
+            source = read_source_file(path, doc_id=path.name, name=path.name, max_bytes=1000)
+            loaded.extend(loaders.load(source))
+        except LoadError as exc:
+            reasons[path.name] = str(exc)
+    assert [d.id for d in loaded] == ["good.md"]
+    assert set(reasons) == set(expected)
+    for name, words in expected.items():
+        assert reasons[name].startswith(f"{name}: ") and words in reasons[name], reasons[name]
