@@ -85,3 +85,24 @@ def test_unsuffixed_docx_is_sniffed(written_docx: SourceFile) -> None:
     loaders = LoaderSet.from_registry()
     source = SourceFile("mail/attachment", written_docx.data, "attachment")
     assert loaders.name_of(loaders.pick(source)) == "docx"
+
+
+def test_a_zip_bomb_is_refused_unread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import zipfile
+
+    from ragloom_loaders import docx_loader
+
+    monkeypatch.setattr(docx_loader, "MAX_EXPANDED_BYTES", 4_000_000)  # 512 MiB by default
+    data = build_docx(with_table=False)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as original, zipfile.ZipFile(
+        buffer, "w", zipfile.ZIP_DEFLATED
+    ) as bomb:
+        for info in original.infolist():
+            bomb.writestr(info, original.read(info.filename))
+        bomb.writestr("word/media/padding.bin", bytes(5_000_000))
+    payload = buffer.getvalue()
+    assert len(payload) < 100_000
+    with pytest.raises(LoadError, match=r"^bomb\.docx: refused: its parts expand to \d+ bytes"):
+        DocxLoader().load(SourceFile("bomb.docx", payload, "bomb"))
+    assert DocxLoader().load(SourceFile("fine.docx", data, "fine"))

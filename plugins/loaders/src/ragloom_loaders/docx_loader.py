@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.I)
 _LIST_STYLE = re.compile(r"^list\s+(bullet|number|continue|paragraph)(?:\s+([2-9]))?$", re.I)
 _WS = re.compile(r"[ \t\u00a0]+")
+#: Largest total size the parts of one DOCX may expand to (a ZIP bomb is refused unread).
+MAX_EXPANDED_BYTES = 512 * 1024 * 1024
 _ORDERED_FORMATS = frozenset(
     {
         "decimal", "decimalZero", "upperRoman", "lowerRoman", "upperLetter", "lowerLetter",
@@ -190,6 +193,26 @@ def _markdown(document: Any) -> tuple[str, str | None]:
     return "\n\n".join(blocks), first_heading
 
 
+def _check_expansion(source: SourceFile, data: bytes) -> None:
+    """Refuse an archive whose parts declare more than :data:`MAX_EXPANDED_BYTES` in all.
+
+    ``zipfile`` never inflates a member past its declared size, so the declaration bounds
+    what reading the document can cost.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            expanded = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise LoadError(
+            f"{source.path}: not a readable DOCX: {type(exc).__name__}: {exc}"
+        ) from None
+    if expanded > MAX_EXPANDED_BYTES:
+        raise LoadError(
+            f"{source.path}: refused: its parts expand to {expanded} bytes, over the "
+            f"{MAX_EXPANDED_BYTES} a Word document may take (a ZIP bomb?)"
+        )
+
+
 class DocxLoader(Loader):
     """Word documents (``.docx``) to Markdown documents.
 
@@ -200,7 +223,8 @@ class DocxLoader(Loader):
     the text. ``metadata["title"]`` is the document's title property, else its first heading.
 
     Raises :class:`~ragloom.loading.LoadError` for an empty file, bytes that are not a ZIP
-    archive, a ZIP that is not a Word document (or is damaged), and a document with no text.
+    archive, a ZIP that is not a Word document (or is damaged), an archive whose parts expand
+    past :data:`MAX_EXPANDED_BYTES`, and a document with no text.
     """
 
     step_id = "ragloom-loaders/docx"
@@ -214,6 +238,7 @@ class DocxLoader(Loader):
         data = require_bytes(source)
         if not data.startswith(b"PK"):
             raise LoadError(f"{source.path}: not a DOCX: not a ZIP archive")
+        _check_expansion(source, data)
         import docx
 
         try:
