@@ -355,6 +355,8 @@ def test_two_plugins_on_one_suffix_need_a_choice() -> None:
     loaders = LoaderSet(both, prefer={".XYZ": "two"})
     assert picked(loaders, "a.xyz", b"") == "two"
     assert picked(loaders, "a.txt", b"") == "one"
+    direct = LoaderSet(builtin_loaders(), prefer={".log": "text", ".MD": "text"})
+    assert picked(direct, "x.log", b"\x00") == "text" and picked(direct, "x.md", b"") == "text"
     with pytest.raises(ConfigurationError, match="no loader 'three'"):
         LoaderSet(both, prefer={".xyz": "three"})
 

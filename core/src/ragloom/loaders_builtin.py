@@ -2,21 +2,14 @@
 
 Built in (entry points under ``ragloom.loaders`` of the ``ragloom`` distribution):
 
-========== ===================================== ==============================================
-name       reads                                 content format
-========== ===================================== ==============================================
-``text``   ``.txt``, ``.text``, and any other    ``text``
-           file whose first bytes are UTF-8 text
-           (no suffix, ``.csv``, ``.toml``, ...)
-``markdown`` ``.md``, ``.markdown``, ``.mdown``, ``markdown``
-           ``.mkd``
-``rst``    ``.rst``, ``.rest``                   ``rst``
-``code``   source files (``.py``, ``.rs``, ...;  ``code``, ``metadata["language"]``
-           scripts with a ``#!`` line)
-``json``   ``.json``                             ``docling`` for a Docling document (its top
-                                                 level says ``"schema_name":
-                                                 "DoclingDocument"``), else ``json``
-========== ===================================== ==============================================
+- ``text``: ``.txt`` and ``.text``, and any file whose first bytes are UTF-8 text and whose
+  suffix no loader claims (no suffix, ``.csv``, ``.toml``...); content format ``text``;
+- ``markdown``: ``.md``, ``.markdown``, ``.mdown``, ``.mkd``; ``markdown``;
+- ``rst``: ``.rst``, ``.rest``; ``rst``;
+- ``code``: source files (``.py``, ``.rs``... see :data:`CODE_LANGUAGES`) and scripts with a
+  ``#!`` line; ``code``, with ``metadata["language"]``;
+- ``json``: ``.json``; ``docling`` for a Docling document (its top level says
+  ``"schema_name": "DoclingDocument"``), else ``json``.
 
 Every one reads UTF-8 (a leading byte-order mark is dropped) and refuses, with a
 :class:`~ragloom.loading.LoadError` naming the file and the problem, a file that is empty or only
@@ -458,7 +451,9 @@ class LoaderSet:
     Args:
         loaders: loader instances, by name (or an iterable: names are then those the registry
             gave them, else their class names).
-        prefer: ``{suffix: name}`` settling suffixes claimed by several plugins' loaders.
+        prefer: ``{suffix: name}``: the loader that reads files with that suffix, whoever
+            else claims it (settles suffixes claimed by several plugins' loaders; also sends
+            an unclaimed suffix, e.g. ``{".log": "text"}``, straight to a loader).
     """
 
     def __init__(
@@ -488,6 +483,7 @@ class LoaderSet:
         self._by_suffix: dict[str, str] = {}
         for suffix, names in claims.items():
             self._by_suffix[suffix] = self._settle(suffix, names, prefer)
+        self._by_suffix.update(prefer)  # an explicit choice also reads unclaimed suffixes
         plugins = sorted(n for n, loader in named.items() if not _is_builtin(loader))
         builtins = sorted(
             (n for n, loader in named.items() if _is_builtin(loader)),
@@ -519,7 +515,8 @@ class LoaderSet:
     def from_registry(
         cls, registry: Registry | None = None, *, prefer: Mapping[str, str] | None = None
     ) -> LoaderSet:
-        """Every loader installed (entry points under ``ragloom.loaders``), built with defaults.
+        """Every loader installed (entry points under ``ragloom.loaders``, and loaders that
+        plugins register from hooks), each built with its default arguments.
 
         Raises:
             PluginError: a loader plugin is broken, blocked or incompatible.
@@ -527,7 +524,7 @@ class LoaderSet:
         if registry is None:
             from .plugins import Registry
 
-            registry = Registry(load_hooks=False)
+            registry = Registry()
         return cls(
             {name: registry.create("loader", name) for name in registry.names("loader")},
             prefer=prefer,
