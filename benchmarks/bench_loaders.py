@@ -90,6 +90,7 @@ class Page:
     gold_words: Counter[str]
     gold_headings: list[str]
     gold_items: list[str]
+    marked: bool  # the page marks its main content (<main>, role="main", one <article>)
 
 
 def gold_of(html: str, selector: str) -> tuple[Counter[str], list[str], list[str]] | None:
@@ -116,6 +117,16 @@ def gold_of(html: str, selector: str) -> tuple[Counter[str], list[str], list[str
     return Counter(words(text)), [h for h in headings if h], items
 
 
+def has_main_marker(html: str) -> bool:
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    return bool(
+        len(tree.css("main")) == 1 or len(tree.css("[role=main]")) == 1
+        or len(tree.css("article")) == 1
+    )
+
+
 def collect(per_site: int) -> tuple[list[Page], list[str]]:
     pages: list[Page] = []
     missing: list[str] = []
@@ -131,7 +142,7 @@ def collect(per_site: int) -> tuple[list[Page], list[str]]:
             gold = gold_of(html, selector)
             if gold is None or sum(gold[0].values()) < 20:
                 continue
-            pages.append(Page(site, path, html, *gold))
+            pages.append(Page(site, path, html, *gold, marked=has_main_marker(html)))
     return pages, missing
 
 
@@ -267,6 +278,20 @@ def bench_html(args: argparse.Namespace) -> None:
             _, _, f1, h, _ = score.row()
             cells.append(f"{f1:5.1f}/{h:5.1f}")
         print(f"  {site:28} " + "  ".join(f"{n.split()[0][:11]:>11} {c}" for n, c in zip(names, cells, strict=True)))
+    for marked, label in ((True, "marked"), (False, "unmarked")):
+        subset = [i for i, p in enumerate(pages) if p.marked == marked]
+        if not subset:
+            continue
+        cells = []
+        for name in names:
+            score = Score()
+            for i in subset:
+                score.add(pages[i], outputs[name][i])
+            r, p, f1, h, li = score.row()
+            cells.append(f"{name.split()[0][:11]:>11} R{r:5.1f} P{p:5.1f} F{f1:5.1f}")
+        how = "has a <main>, role=main or one <article>" if marked else "has none: body"
+        print(f"\n{label} pages ({len(subset)}; each {how}):")
+        print("  " + "  ".join(cells))
     empty = {name: sum(1 for md in outputs[name] if not md.strip()) for name in names}
     print("\npages with no output:", ", ".join(f"{k}: {v}" for k, v in empty.items()))
 

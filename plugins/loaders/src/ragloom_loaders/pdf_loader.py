@@ -19,7 +19,7 @@ __all__ = ["PdfLoader"]
 _PDFIUM_LOCK = threading.Lock()
 # PDFium's error codes (FPDF_ERR_*) that mean something to a user.
 _PASSWORD, _SECURITY = 4, 5
-# C0 controls but tab and newline, and the noncharacters PDFium uses for soft hyphens.
+# C0 controls but tab and newline (PDFium marks soft hyphens \x02 or U+FFFE), noncharacters.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
 
 
@@ -96,12 +96,12 @@ class PdfLoader(Loader):
         try:
             document = pdfium.PdfDocument(data)
         except pdfium.PdfiumError as exc:
-            code = getattr(exc, "err_code", None)
-            if code == _PASSWORD:
+            code = getattr(exc, "err_code", None)  # pypdfium2 5; 4.x says it in words only
+            if code == _PASSWORD or "password" in str(exc).lower():
                 raise LoadError(
                     f"{source.path}: encrypted PDF: it cannot be read without its password"
                 ) from None
-            if code == _SECURITY:
+            if code == _SECURITY or "security" in str(exc).lower():
                 raise LoadError(
                     f"{source.path}: PDF protected by an unsupported security handler"
                 ) from None
@@ -112,7 +112,7 @@ class PdfLoader(Loader):
                 try:
                     page = document[index]
                     textpage = page.get_textpage()
-                    raw = textpage.get_text_range()
+                    raw = textpage.get_text_bounded()  # the whole page, in 4.x and 5.x
                 except pdfium.PdfiumError as exc:
                     raise LoadError(
                         f"{source.path}: damaged PDF: page {index + 1} cannot be read: {exc}"
