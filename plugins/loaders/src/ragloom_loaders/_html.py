@@ -1,0 +1,399 @@
+"""HTML to Markdown over selectolax (the Lexbor HTML5 parser), without ragloom.
+
+:func:`html_to_markdown` keeps a page's main text and its structure: headings become ``#``
+headings, lists ``-``/``1.`` items (nested lists indented), ``<pre>`` fenced code blocks (with
+the language from ``language-x``/``highlight-x`` classes), tables Markdown tables (layout tables
+become ordinary blocks), quotes ``>`` blocks, inline code backticks. It drops what is never
+text of the page (scripts, styles, forms, images, hidden elements) and the permalink marks that
+documentation generators put after headings (``¶``, ``§``, ``#``).
+
+With ``main_only`` (the default) it also drops page furniture: the content is the page's
+``<main>`` (or ``role="main"``, or its only ``<article>``), else the body without its
+``<header>``/``<footer>``; navigation, asides and ARIA banner/navigation/search/complementary/
+contentinfo regions are left out.
+
+Nesting of containers (``div``, ``section``...) and of inline elements is walked with explicit
+stacks, so a page nested thousands of levels deep converts like any other. Lists, quotes and
+tables recurse; their nesting is bounded by :data:`MAX_DEPTH` (:class:`TooDeepError`).
+
+selectolax is imported by :func:`html_to_markdown`, not by importing this module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "Page", "TooDeepError", "html_to_markdown"]
+
+#: Deepest nesting of lists, quotes and tables inside one another that is converted.
+MAX_DEPTH = 100
+
+_WS = re.compile(r"[ \t\n\r\f\v\u00a0]+")
+# Stands for a <br> in gathered inline text, where source newlines are only whitespace.
+_BR = "\ue000"
+# Elements whose content is never text of the page.
+_NEVER_TEXT = frozenset(
+    {
+        "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
+        "canvas", "video", "audio", "map", "form", "button", "select", "input", "textarea",
+        "head", "title", "meta", "link", "base", "dialog", "img", "picture", "source", "track",
+        "wbr", "-comment", "!doctype",
+    }
+)
+_FURNITURE = frozenset({"nav", "aside"})
+# Roles of page furniture (WAI-ARIA landmarks that are not the content).
+_FURNITURE_ROLES = frozenset({"navigation", "search", "complementary", "banner", "contentinfo"})
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+# Blocks whose children are simply more blocks: walked in place, without recursion.
+_CONTAINERS = frozenset(
+    {
+        "address", "article", "body", "center", "dd", "details", "div", "dl", "dt",
+        "fieldset", "figcaption", "figure", "footer", "header", "hgroup", "html", "li", "main",
+        "p", "section", "summary", "caption", "tbody", "thead", "tfoot", "tr", "td", "th",
+        "legend", "nav", "aside", "search",
+    }
+)
+_SPECIAL_BLOCKS = frozenset(
+    {"blockquote", "hr", "ol", "ul", "menu", "pre", "table", "h1", "h2", "h3", "h4", "h5", "h6"}
+)
+_CODE_INLINE = frozenset({"code", "kbd", "samp", "tt", "var"})
+_PERMALINKS = frozenset({"¶", "§", "#", "🔗", "\u2693"})
+_LANG_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-([\w+#.-]+)$")
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+_BLANKS = re.compile(r"\n{3,}")
+_LIST_START = re.compile(r"(?:[-*+]|\d+\.) ")
+
+
+class TooDeepError(ValueError):
+    """Lists, quotes or tables nested deeper than :data:`MAX_DEPTH`."""
+
+
+@dataclass(slots=True)
+class Page:
+    """A converted page: Markdown, the ``<title>`` (else the first ``<h1>``), the ``lang``."""
+
+    markdown: str
+    title: str | None = None
+    lang: str | None = None
+    headings: int = 0
+    tables: int = 0
+
+
+def _attrs(node: Any) -> dict[str, str | None]:
+    attrs = node.attributes
+    return attrs if isinstance(attrs, dict) else dict(attrs)
+
+
+def _is_hidden(attrs: dict[str, str | None]) -> bool:
+    if "hidden" in attrs:
+        return True
+    if (attrs.get("aria-hidden") or "").lower() == "true":
+        return True
+    style = attrs.get("style")
+    return bool(style and _HIDDEN_STYLE.search(style))
+
+
+def _code_span(text: str) -> str:
+    text = _WS.sub(" ", text).strip()
+    if not text:
+        return ""
+    fence = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+class _Writer:
+    """Walks a tree once, writing Markdown blocks; inline text is gathered into paragraphs."""
+
+    def __init__(self, *, main_only: bool, root_is_main: bool) -> None:
+        self.main_only = main_only
+        self.drop_header_footer = main_only and not root_is_main
+        self.headings = 0
+        self.tables = 0
+        self.first_h1: str | None = None
+        self.depth = 0
+
+    def skip(self, tag: str, child: Any) -> bool:
+        """Whether an element is left out with everything in it."""
+        if tag in _NEVER_TEXT:
+            return True
+        attrs = _attrs(child)
+        if _is_hidden(attrs):
+            return True
+        if self.main_only:
+            if tag in _FURNITURE or (attrs.get("role") or "") in _FURNITURE_ROLES:
+                return True
+            if self.drop_header_footer and tag in ("header", "footer"):
+                return True
+        return False
+
+    # -- inline ---------------------------------------------------------------------------
+
+    def inline(self, node: Any, parts: list[str]) -> None:
+        """Append the inline text of ``node``'s descendants to ``parts`` (no recursion)."""
+        stack: list[Iterator[Any]] = [iter(node.iter(include_text=True))]
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+                continue
+            tag = child.tag
+            if tag == "-text":
+                parts.append(child.text_content or "")
+            elif self.skip(tag, child):
+                continue
+            elif tag == "br":
+                parts.append(_BR)
+            elif tag in _CODE_INLINE:
+                parts.append(_code_span(child.text(deep=True)))
+            elif tag == "a" and _WS.sub("", child.text(deep=True)) in _PERMALINKS:
+                continue
+            else:
+                stack.append(iter(child.iter(include_text=True)))
+
+    @staticmethod
+    def join_inline(parts: list[str]) -> str:
+        lines = [line.strip() for line in _WS.sub(" ", "".join(parts)).split(_BR)]
+        return "\n".join(line for line in lines if line)
+
+    def inline_text(self, node: Any) -> str:
+        """``node``'s inline text on one line."""
+        parts: list[str] = []
+        self.inline(node, parts)
+        return _WS.sub(" ", "".join(parts).replace(_BR, " ")).strip()
+
+    # -- blocks ---------------------------------------------------------------------------
+
+    def blocks(self, node: Any) -> list[str]:
+        """The Markdown blocks of ``node``'s descendants."""
+        out: list[str] = []
+        pending: list[str] = []
+
+        def flush() -> None:
+            if pending:
+                text = self.join_inline(pending)
+                if text:
+                    out.append(text)
+                pending.clear()
+
+        stack: list[Iterator[Any]] = [iter(node.iter(include_text=True))]
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+                flush()  # the end of a container ends its paragraph
+                continue
+            tag = child.tag
+            if tag == "-text":
+                pending.append(child.text_content or "")
+                continue
+            if self.skip(tag, child):
+                continue
+            if tag in _CONTAINERS:
+                flush()
+                stack.append(iter(child.iter(include_text=True)))
+            elif tag in _SPECIAL_BLOCKS:
+                flush()
+                out.extend(self.block(child, tag))
+            elif tag == "br":
+                pending.append(_BR)
+            elif tag in _CODE_INLINE:
+                pending.append(_code_span(child.text(deep=True)))
+            elif tag == "a" and _WS.sub("", child.text(deep=True)) in _PERMALINKS:
+                continue
+            else:  # an inline element: its text joins the paragraph
+                self.inline(child, pending)
+        return out
+
+    def block(self, node: Any, tag: str) -> list[str]:
+        level = _HEADINGS.get(tag)
+        if level is not None:
+            text = self.inline_text(node)
+            if not text:
+                return []
+            self.headings += 1
+            if level == 1 and self.first_h1 is None:
+                self.first_h1 = text
+            return [f"{'#' * level} {text}"]
+        if tag == "pre":
+            return self.pre(node)
+        if tag == "hr":
+            return []
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise TooDeepError(f"lists, quotes or tables nested over {MAX_DEPTH} levels deep")
+            if tag == "table":
+                return self.table(node)
+            if tag == "blockquote":
+                inner = self.blocks(node)
+                if not inner:
+                    return []
+                text = "\n\n".join(inner)
+                return ["\n".join(f"> {line}" if line else ">" for line in text.split("\n"))]
+            return self.list_(node, ordered=tag == "ol")
+        finally:
+            self.depth -= 1
+
+    def pre(self, node: Any) -> list[str]:
+        text = node.text(deep=True).replace("\r\n", "\n").strip("\n").rstrip()
+        if not text.strip():
+            return []
+        fence = "```"
+        while fence in text:
+            fence += "`"
+        return [f"{fence}{_language(node)}\n{text}\n{fence}"]
+
+    def list_(self, node: Any, *, ordered: bool) -> list[str]:
+        number = 1
+        if ordered:
+            try:
+                number = int((_attrs(node).get("start") or "1").strip())
+            except ValueError:
+                number = 1
+        items: list[str] = []
+        loose: list[str] = []  # text directly inside the list, outside any <li>
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                loose.append(child.text_content or "")
+                continue
+            if self.skip(tag, child):
+                continue
+            if tag != "li":  # invalid nesting (a <ul> right inside a <ul>): render it too
+                items.extend(self.blocks_of(child, tag))
+                continue
+            inner = self.blocks(child)
+            marker = f"{number}. " if ordered else "- "
+            number += 1
+            if not inner:
+                continue
+            indent = " " * len(marker)
+            body = inner[0]
+            for block in inner[1:]:  # a nested list hugs the item's text
+                body += ("\n" if _LIST_START.match(block) else "\n\n") + block
+            lines = body.split("\n")
+            rendered = [marker + lines[0]]
+            rendered.extend(indent + line if line else "" for line in lines[1:])
+            items.append("\n".join(rendered))
+        text = self.join_inline(loose)
+        if text:
+            items.insert(0, text)
+        return ["\n".join(items)] if items else []
+
+    def blocks_of(self, node: Any, tag: str) -> list[str]:
+        if tag in _SPECIAL_BLOCKS:
+            return self.block(node, tag)
+        if tag in _CONTAINERS:
+            return self.blocks(node)
+        text = self.inline_text(node)
+        return [text] if text else []
+
+    def table(self, node: Any) -> list[str]:
+        rows: list[tuple[list[Any], bool]] = []
+        layout = False
+        for row in node.css("tr"):
+            owner = row.parent  # rows of this table, not of a table nested in a cell
+            while owner is not None and owner.tag != "table":
+                owner = owner.parent
+            if owner is None or owner.mem_id != node.mem_id:
+                continue
+            cells = [c for c in row.iter() if c.tag in ("td", "th")]
+            if not cells:
+                continue
+            in_head = row.parent is not None and row.parent.tag == "thead"
+            rows.append((cells, in_head or all(c.tag == "th" for c in cells)))
+            if not layout:
+                layout = any(
+                    c.css_first("table, pre, ul, ol, p, div, h1, h2, h3, h4, h5, h6, dl")
+                    is not None
+                    for c in cells
+                )
+        if not rows:
+            return []
+        width = max(len(cells) for cells, _ in rows)
+        total = sum(len(cells) for cells, _ in rows)
+        filled = sum(1 for cells, _ in rows for c in cells if c.text(deep=True).strip())
+        if layout or width == 1 or filled * 2 < total:
+            # a layout table (blocks in cells, one column, mostly empty cells): plain blocks
+            out: list[str] = []
+            for cells, _ in rows:
+                for cell in cells:
+                    out.extend(self.blocks(cell))
+            return out
+        texts = [
+            [self.inline_text(c).replace("|", "\\|") for c in cells]
+            + [""] * (width - len(cells))
+            for cells, _ in rows
+        ]
+        self.tables += 1
+        head, body = (texts[0], texts[1:]) if rows[0][1] else ([""] * width, texts)
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * width]
+        lines.extend("| " + " | ".join(line) + " |" for line in body)
+        return ["\n".join(lines)]
+
+
+def _language(node: Any) -> str:
+    candidates = [_attrs(node).get("class") or "", _attrs(node).get("data-lang") or ""]
+    code = node.css_first("code")
+    if code is not None:
+        candidates.append(_attrs(code).get("class") or "")
+    parent = node.parent
+    for _ in range(2):
+        if parent is None:
+            break
+        candidates.append(_attrs(parent).get("class") or "")
+        parent = parent.parent
+    for value in candidates:
+        for token in value.split():
+            match = _LANG_CLASS.match(token)
+            if match:
+                lang = match.group(1).lower()
+                if lang not in ("default", "none", "text", "plaintext"):
+                    return lang
+    return ""
+
+
+def _main_root(tree: Any) -> tuple[Any, bool]:
+    for selector in ("main", "[role=main]"):
+        found = [n for n in tree.css(selector) if not _is_hidden(_attrs(n))]
+        if len(found) == 1:
+            return found[0], True
+    articles = tree.css("article")
+    if len(articles) == 1:
+        return articles[0], True
+    return (tree.body if tree.body is not None else tree.root), False
+
+
+def html_to_markdown(html: str, *, main_only: bool = True) -> Page:
+    """Convert ``html`` (a page or a fragment) to a :class:`Page` of Markdown.
+
+    Raises:
+        TooDeepError: lists, quotes or tables are nested over :data:`MAX_DEPTH` levels.
+    """
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html.replace(_BR, ""))
+    title_node = tree.css_first("title")
+    title = _WS.sub(" ", title_node.text(deep=True)).strip() if title_node is not None else ""
+    html_node = tree.css_first("html")
+    lang = (_attrs(html_node).get("lang") or "").strip() if html_node is not None else ""
+    if main_only:
+        root, is_main = _main_root(tree)
+    else:
+        root, is_main = (tree.body if tree.body is not None else tree.root), False
+    if root is None:
+        return Page("", title or None, lang or None)
+    writer = _Writer(main_only=main_only, root_is_main=is_main)
+    blocks = writer.blocks(root)
+    text = _BLANKS.sub("\n\n", "\n\n".join(b.strip("\n") for b in blocks if b.strip()))
+    return Page(
+        text.strip(),
+        title or writer.first_h1,
+        lang or None,
+        headings=writer.headings,
+        tables=writer.tables,
+    )

@@ -1,0 +1,171 @@
+"""HtmlLoader and its HTML-to-Markdown converter, on real pages and on bad input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from loader_files import SAMPLE_DOCS, pydoc_page, source
+from ragloom.loaders_builtin import LoaderSet
+from ragloom.loading import LoadError, SourceFile
+from ragloom_loaders import HtmlLoader
+from ragloom_loaders._html import MAX_DEPTH, html_to_markdown
+from support.real_files import installed_files
+
+HEADING = re.compile(r"^(#{1,6}) (.+)$", re.M)
+
+
+def load(data: bytes, path: str = "page.html", **kwargs: bool) -> tuple[str, dict]:
+    [doc] = HtmlLoader(**kwargs).load(SourceFile(path, data, "page"))
+    assert doc.content_format == "markdown"
+    return doc.content, doc.metadata
+
+
+def test_python_docs_page_keeps_headings_lists_and_code(idle_help: SourceFile) -> None:
+    [doc] = HtmlLoader().load(idle_help)
+    text = doc.content
+    headings = HEADING.findall(text)
+    assert headings[0] == ("#", "IDLE")
+    assert ("##", "Menus") in headings and ("###", "Command line usage") in headings
+    assert len(headings) > 30
+    assert "- cross-platform: works mostly the same on Windows, Unix, and macOS" in text
+    usage = "idle.py [-c command] [-d] [-e] [-h] [-i] [-r file] [-s] [-t title] [-] [arg] ..."
+    assert f"```\n{usage}\n" in text
+    assert "¶" not in text  # Sphinx's permalinks
+    assert doc.metadata["title"].startswith("IDLE") and doc.metadata["lang"] == "en"
+    # page furniture is left out: the sidebar's table of contents, the footer, the nav bar
+    assert "### Table of Contents" not in text and "Created using Sphinx" not in text
+    assert "previous |" not in text
+
+
+def test_whole_body_keeps_what_main_only_leaves_out(idle_help: SourceFile) -> None:
+    main, _ = load(idle_help.data)
+    whole, _ = load(idle_help.data, main_only=False)
+    assert "Created using Sphinx" in whole and "### Table of Contents" in whole
+    assert len(whole) > len(main)
+    for heading in HEADING.findall(main):  # the main text is all there too
+        assert f"{heading[0]} {heading[1]}" in whole
+
+
+def test_sample_faq_headings_with_inline_code() -> None:
+    text, meta = load((SAMPLE_DOCS / "faq.html").read_bytes())
+    assert text.startswith(
+        "# Frequently asked questions\n\n## Does `import ragloom` load every plugin?"
+    )
+    assert meta["title"] == "ragloom FAQ"
+
+
+def test_pydoc_pages_of_real_modules() -> None:
+    text, meta = load(pydoc_page("textwrap"))
+    assert "class TextWrapper(builtins.object)" in text
+    assert "Object for wrapping/filling text." in text
+    assert meta["title"] == "Python: module textwrap"
+
+
+def test_converter_structures() -> None:
+    page = html_to_markdown(
+        "<main><h2>T <a class='headerlink' href='#t'>¶</a></h2>"
+        "<p>a<br>b <code>x`y</code></p>"
+        "<ul><li>one<ul><li>two</li></ul></li><li><p>three</p><p>more</p></li></ul>"
+        "<ol start='3'><li>c</li><li>d</li></ol>"
+        "<table><thead><tr><th>k</th><th>v|w</th></tr></thead><tr><td>1</td><td>2</td></tr></table>"
+        "<blockquote><p>q1</p><p>q2</p></blockquote>"
+        "<pre class='language-python'>def f():\n    return 1\n</pre>"
+        "<div hidden>secret</div><p style='display: none'>gone</p><nav>menu</nav>"
+        "<script>var x;</script><img alt='pic'></main>"
+    )
+    assert page.markdown == (
+        "## T\n\n"
+        "a\nb ``x`y``\n\n"
+        "- one\n  - two\n- three\n\n  more\n\n"
+        "3. c\n4. d\n\n"
+        "| k | v\\|w |\n|---|---|\n| 1 | 2 |\n\n"
+        "> q1\n>\n> q2\n\n"
+        "```python\ndef f():\n    return 1\n```"
+    )
+    assert page.headings == 1 and page.tables == 1
+
+
+def test_layout_tables_become_blocks() -> None:
+    page = html_to_markdown(
+        "<body><table><tr><td><h1>Title</h1><p>Body text.</p></td><td></td></tr></table>"
+        "<table><tr><td></td><td></td><td>Next</td></tr></table></body>"
+    )
+    assert page.markdown == "# Title\n\nBody text.\n\nNext"
+
+
+def test_main_selection() -> None:
+    html = "<body><header>Site</header><main><p>Main text</p></main><footer>Foot</footer></body>"
+    assert html_to_markdown(html).markdown == "Main text"
+    assert html_to_markdown(html, main_only=False).markdown == "Site\n\nMain text\n\nFoot"
+    no_main = "<body><header>Site</header><p>Body text</p><footer>Foot</footer></body>"
+    assert html_to_markdown(no_main).markdown == "Body text"
+    article = "<body><p>Around</p><article><header><h1>News</h1></header><p>Story</p></article>"
+    assert html_to_markdown(article).markdown == "# News\n\nStory"
+
+
+def test_deep_nesting_converts_or_is_refused_clearly() -> None:
+    deep = "<div>" * 5000 + "deep <b>" * 3000 + "text" + "</b>" * 3000 + "</div>" * 5000
+    text, _ = load(deep.encode())
+    assert text.startswith("deep deep") and text.endswith("text")
+    lists = ("<ul><li>" * (MAX_DEPTH + 1) + "x").encode()
+    with pytest.raises(LoadError, match=r"^lists\.html: cannot convert this HTML: .*nested over"):
+        load(lists, "lists.html")
+
+
+def test_encodings_are_read_as_a_browser_would(idle_help: SourceFile) -> None:
+    expected, _ = load(idle_help.data)
+    page = idle_help.data.decode("utf-8")
+    legacy = page.replace('charset="utf-8"', 'charset="windows-1252"').replace(
+        "charset=utf-8", "charset=windows-1252"
+    )
+    assert "windows-1252" in legacy
+    cp1252, _ = load(legacy.encode("cp1252", "xmlcharrefreplace"))
+    assert cp1252 == expected
+    assert load(b"\xff\xfe" + page.encode("utf-16-le"))[0] == expected
+    assert load(b"\xef\xbb\xbf" + idle_help.data)[0] == expected
+    # no declaration, not UTF-8: windows-1252, the web's legacy default
+    undeclared = "<p>Caf\u00e9 \u201cquoted\u201d</p>".encode("cp1252")
+    assert load(undeclared)[0] == "Caf\u00e9 \u201cquoted\u201d"
+    latin1 = '<meta charset="ISO-8859-1"><p>\u2019</p>'.encode("cp1252")
+    assert load(latin1)[0] == "\u2019"  # labelled latin-1, decoded as windows-1252
+    unknown = b'<meta charset="x-no-such-charset"><p>caf\xc3\xa9</p>'
+    assert load(unknown)[0] == "caf\u00e9"
+
+
+def test_html_that_is_not_html() -> None:
+    loader = HtmlLoader()
+    cases = {
+        "junk.html": (bytes(range(256)) * 4, r"not HTML: binary data \(NUL byte at offset 0\)"),
+        "notes.html": (b"Meeting notes: a < b, c > d.\n" * 4, r"not HTML: no markup found"),
+        "empty.html": (b"", r"empty file"),
+        "furniture.html": (
+            b"<html><body><nav><a href='/'>Home</a></nav><script>x()</script></body></html>",
+            r"no text in the page",
+        ),
+    }
+    for path, (data, problem) in cases.items():
+        with pytest.raises(LoadError, match=rf"^{re.escape(path)}: {problem}"):
+            loader.load(SourceFile(path, data, path))
+
+
+def test_unsuffixed_html_is_sniffed_and_picked() -> None:
+    loaders = LoaderSet.from_registry()
+    page = (SAMPLE_DOCS / "faq.html").read_bytes()
+    [doc] = loaders.load(SourceFile("exported/faq", page, "faq"))
+    assert doc.content_format == "markdown" and doc.content.startswith("# Frequently")
+
+
+def test_every_installed_html_file_loads_or_is_refused_clearly() -> None:
+    found = installed_files(".html", limit=8, min_bytes=1, max_bytes=300_000)
+    if not found:
+        pytest.skip("no installed distribution ships an .html file here")
+    loader = HtmlLoader()
+    for path in found:
+        shown = str(path)
+        try:
+            docs = loader.load(source(path, shown))
+        except LoadError as exc:
+            assert str(exc).startswith(f"{shown}: ")
+        else:
+            assert docs[0].content.strip()
