@@ -84,6 +84,7 @@ class EmbeddingStep(PipelineStep[Document]):
 
     event_name = "Embedding"
     input_type = Document
+    cache_scope = "content"
 
     def __init__(
         self,

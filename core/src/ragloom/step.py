@@ -75,6 +75,12 @@ class PipelineStep(Component, ABC, Generic[T]):
     #: step declares it refuses other inputs with a ``TypeError`` as they are read).
     input_type: ClassVar[type | tuple[type, ...] | None] = None
     identity_ignores: ClassVar[frozenset[str]] = frozenset({"cache", "policy", "name"})
+    #: What of an input item keys its cache entry. ``"item"``: all of it (id, metadata,
+    #: content). ``"content"``: a step whose outputs depend only on a document's content and
+    #: format, and take ids and metadata from it mechanically (a chunker's lineage, an
+    #: embedding): the key leaves ids and metadata out, so moving or renaming a file still
+    #: hits, and a replay rebuilds ids and metadata from the current input.
+    cache_scope: ClassVar[Literal["item", "content"]] = "item"
 
     def __init__(
         self,

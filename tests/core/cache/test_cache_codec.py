@@ -68,10 +68,9 @@ def test_overrides_and_full_outputs_in_one_entry() -> None:
     renamed = chunks[2].model_copy(update={"id": "custom-id", "index": 7})
     outputs = [chunks[0], chunks[1], renamed]
     data = json.loads(CacheEntry.build("k", "s", "p", outputs, PARENT).payload)["derived"]
-    assert data[0][2] == {
-        "content_format": "text",
-        "metadata": {"source": "x.md", "tags": ["a", "b"], "nested": {"k": 1}, "heading": "first"},
-    }
+    # The piece's own metadata is stored as a change to the parent's: on replay the chunk takes
+    # the parent's current metadata (the source path of the file now) plus that change.
+    assert data[0][2] == {"content_format": "text", "meta+": {"heading": "first"}}
     assert isinstance(data[1], dict) and data[1]["content"] == "a rendered summary"
     assert data[2][2]["id"] == "custom-id" and data[2][2]["index"] == 7
     back = _roundtrip(PARENT, outputs)

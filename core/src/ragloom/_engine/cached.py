@@ -59,7 +59,7 @@ class _PendingWrites:
 class _Owner:
     """The step whose cache entry an item reads and writes, and how."""
 
-    __slots__ = ("checks_input", "config_hash", "mode", "step", "store")
+    __slots__ = ("checks_input", "config_hash", "mode", "scope", "step", "store")
 
     def __init__(self, step: Any, store: Any, mode: str | None, checks_input: bool) -> None:
         self.step = step
@@ -67,6 +67,7 @@ class _Owner:
         self.mode = mode
         self.checks_input = checks_input
         self.config_hash: str | None = None
+        self.scope: str = getattr(step, "cache_scope", "item")
 
 
 async def cached_results(
@@ -160,7 +161,7 @@ async def _window(
         if owner.store is None or config_hash is None:
             continue  # caching is off for this item: processed, neither hit nor miss
         item_owners[i] = owner
-        keys[i] = cache_key(config_hash, item)
+        keys[i] = cache_key(config_hash, item, owner.scope)
 
     wanted: dict[int, tuple[Any, list[str]]] = {}
     for key, owner in zip(keys, item_owners, strict=True):
@@ -249,6 +250,10 @@ async def _window(
                 owner.mode,
             )
             continue
-        entry = CacheEntry.build(key, owner.step.identity(), item_id(items[i]), result, items[i])
-        pending.add(owner.store, entry)
+        entry = CacheEntry.relative(
+            key, owner.step.identity(), item_id(items[i]), result, items[i],
+            relative_only=owner.scope == "content",
+        )
+        if entry is not None:
+            pending.add(owner.store, entry)
     return list(zip(items, results, strict=True))

@@ -39,7 +39,21 @@ class CacheEntry:
     ) -> CacheEntry:
         """An entry for ``outputs``; given the input ``item``, chunks of it are stored compactly
         (as offsets into it, see :mod:`ragloom.cache.codec`)."""
-        payload = encode_outputs(None if item is _NO_ITEM else item, outputs)
+        entry = cls.relative(key, step, item_id, outputs, None if item is _NO_ITEM else item,
+                             relative_only=False)
+        assert entry is not None
+        return entry
+
+    @classmethod
+    def relative(
+        cls, key: str, step: str, item_id: str, outputs: Sequence[BaseModel], item: Any,
+        *, relative_only: bool = True,
+    ) -> CacheEntry | None:
+        """An entry whose outputs are written relative to ``item`` (ids and metadata follow the
+        input on replay), or ``None`` when they cannot be (see ``encode_outputs``)."""
+        payload = encode_outputs(item, outputs, relative_only=relative_only)
+        if payload is None:
+            return None
         return cls(key=key, step=step, item_id=item_id, payload=payload, outputs=len(outputs))
 
     def load(self, model: type[BaseModel], item: Any = None) -> list[Any]:

@@ -37,7 +37,7 @@ from ..models import ContentFormat, Document
 __all__ = ["decode_many", "decode_outputs", "encode_outputs"]
 
 _ADAPTERS: dict[type[BaseModel], TypeAdapter[list[Any]]] = {}
-_OVERRIDABLE = frozenset({"id", "index", "content_format", "metadata"})
+_OVERRIDABLE = frozenset({"id", "id+", "index", "content_format", "metadata", "meta+"})
 #: The C scanner behind ``json.loads``, without its two Python-level wrappers (a replay parses
 #: one small payload per item). It raises ``StopIteration`` or ``ValueError`` on bad input.
 _scan_json: Callable[[str, int], tuple[Any, int]]
@@ -54,9 +54,11 @@ def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
 # -- writing ---------------------------------------------------------------------------------
 
 
-def _compact(parent: Document, prefix: str, position: int, out: Any) -> str | None:
+def _compact(parent: Document, prefix: str, position: int, out: Any) -> tuple[str, bool] | None:
     """``out`` as an element of ``parent``'s derived payload (``[start,end]``, or
-    ``[start,end,{overrides}]``), or ``None`` if it is not a chunk cut from ``parent``."""
+    ``[start,end,{overrides}]``) and whether it is written relative to the parent (its id and
+    metadata follow the parent's on replay); ``None`` if it is not a chunk cut from ``parent``.
+    """
     if type(out) is not Document:
         return None
     state = out.__dict__  # holds every field: one dict read each, once per output
@@ -80,21 +82,34 @@ def _compact(parent: Document, prefix: str, position: int, out: Any) -> str | No
         and fmt == parent.content_format
         and (meta is base or not (meta or base))
     ):
-        return f"[{start},{end}]"  # the usual chunk: nothing to override
+        return f"[{start},{end}]", True  # the usual chunk: nothing to override
     overrides: dict[str, Any] = {}
+    relative = True
     if index != position:
         overrides["index"] = index
     if ident != f"{prefix}{index}":
-        overrides["id"] = ident
+        if ident.startswith(parent.id):
+            overrides["id+"] = ident[len(parent.id) :]
+        else:
+            overrides["id"] = ident
+            relative = False
     if fmt != parent.content_format:
         overrides["content_format"] = str(fmt)
     if meta is not base and (
         len(meta) != len(base) or any(meta.get(k, _MISSING) is not v for k, v in base.items())
     ):
-        overrides["metadata"] = out.model_dump(mode="json", include={"metadata"})["metadata"]
+        if all(k in meta and (meta[k] is v or meta[k] == v) for k, v in base.items()):
+            # The parent's metadata with some keys added or changed: stored as that change.
+            delta = {k: v for k, v in meta.items() if k not in base or base[k] != v}
+            dumped = out.model_dump(mode="json", include={"metadata"})["metadata"]
+            overrides["meta+"] = {k: dumped[k] for k in delta}
+        else:
+            overrides["metadata"] = out.model_dump(mode="json", include={"metadata"})["metadata"]
+            relative = False
     if not overrides:
-        return f"[{start},{end}]"
-    return json.dumps([start, end, overrides], ensure_ascii=False, separators=(",", ":"))
+        return f"[{start},{end}]", True
+    text_out = json.dumps([start, end, overrides], ensure_ascii=False, separators=(",", ":"))
+    return text_out, relative
 
 
 _MISSING = object()
@@ -123,8 +138,15 @@ def _embedded(item: Document, out: Any) -> str | None:
     return '{"embedded":' + json.dumps(values) + "}"
 
 
-def encode_outputs(item: Any, outputs: Sequence[BaseModel]) -> str:
-    """The JSON payload of ``outputs``, compact for chunks derived from a ``Document`` item."""
+def encode_outputs(
+    item: Any, outputs: Sequence[BaseModel], *, relative_only: bool = False
+) -> str | None:
+    """The JSON payload of ``outputs``, compact for chunks derived from a ``Document`` item.
+
+    With ``relative_only`` (a step whose outputs depend on its input's content only), every
+    output must be written relative to the input, so that a replay takes ids and metadata from
+    the current input; ``None`` when that is not possible (the item is then not cached).
+    """
     if not outputs:
         return "[]"
     if type(item) is Document and len(outputs) == 1:
@@ -136,14 +158,21 @@ def encode_outputs(item: Any, outputs: Sequence[BaseModel]) -> str:
         parts: list[str] = []
         derived = False
         for position, out in enumerate(outputs):
-            part = _compact(item, prefix, position, out)
-            if part is None:
+            compact = _compact(item, prefix, position, out)
+            if compact is None:
+                if relative_only:
+                    return None
                 part = out.model_dump_json()
             else:
+                part, relative = compact
+                if relative_only and not relative:
+                    return None
                 derived = True
             parts.append(part)
         body = ",".join(parts)
         return '{"derived":[' + body + "]}" if derived else "[" + body + "]"
+    if relative_only:
+        return None
     return "[" + ",".join(o.model_dump_json() for o in outputs) + "]"
 
 
@@ -174,7 +203,13 @@ def _rebuild(parent: Document, position: int, element: list[Any], where: str) ->
     index = overrides.get("index", position)
     if type(index) is not int or index < 0:
         raise _bad(where, f"output {position} has index {index!r}")
-    ident = overrides.get("id", f"{parent.id}#{index}")
+    suffix = overrides.get("id+")
+    if suffix is not None and type(suffix) is not str:
+        raise _bad(where, f"output {position} has id suffix {suffix!r}")
+    if suffix is not None:
+        ident = parent.id + suffix
+    else:
+        ident = overrides.get("id", f"{parent.id}#{index}")
     if type(ident) is not str or not ident:
         raise _bad(where, f"output {position} has id {ident!r}")
     fmt: Any = parent.content_format
@@ -184,8 +219,13 @@ def _rebuild(parent: Document, position: int, element: list[Any], where: str) ->
             raise _bad(where, f"output {position} has content_format {raw!r}")
         fmt = ContentFormat.coerce(raw)
     meta = overrides.get("metadata", _MISSING)
+    delta = overrides.get("meta+", _MISSING)
     if meta is _MISSING:
         meta = dict(parent.metadata)
+        if delta is not _MISSING:
+            if type(delta) is not dict:
+                raise _bad(where, f"output {position} has a metadata change {delta!r:.80}")
+            meta.update(delta)
     elif type(meta) is not dict:
         raise _bad(where, f"output {position} has metadata of type {type(meta).__name__}")
     return construct_document(

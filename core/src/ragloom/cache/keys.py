@@ -32,8 +32,19 @@ def _metadata_json(metadata: dict[str, Any]) -> str:
         return canonical_json(metadata)
 
 
-def cache_key(config_hash: str, item: Any) -> str:
-    """The cache id of ``item`` at a step whose ``config_hash`` is given (32 hex digits)."""
+def cache_key(config_hash: str, item: Any, scope: str = "item") -> str:
+    """The cache id of ``item`` at a step whose ``config_hash`` is given (32 hex digits).
+
+    ``scope="content"`` (a step whose outputs depend only on a document's content and format)
+    leaves the document's id, lineage and metadata out: the same text under another path or
+    name is a hit, and the replay takes those from the current document.
+    """
+    if scope == "content" and isinstance(item, Document):
+        fmt = str(item.content_format)
+        text = f"{config_hash}\ncontent\n{item.content_hash}\n{len(fmt)}:{fmt}"
+        if item.embedding is not None:
+            text += "\n" + _encode_sorted(item.embedding)
+        return _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     if isinstance(item, Document):
         ident, fmt, parent = item.id, str(item.content_format), item.parent_id
         # Length-prefixed strings: unambiguous whatever the characters, and no JSON encoder

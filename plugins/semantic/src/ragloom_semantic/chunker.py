@@ -61,6 +61,9 @@ class SemanticChunker(Chunker):
     """
 
     step_id: ClassVar[str] = "ragloom-semantic/chunker"
+    # Exact spans covering the document (checked per item), cut from the text alone.
+    lossless = True
+    cache_scope = "content"
 
     def __init__(
         self,

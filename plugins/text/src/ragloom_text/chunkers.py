@@ -47,6 +47,11 @@ def _check_int(name: str, value: object, minimum: int) -> int:
 class _SizedChunker(Chunker):
     """Shared parameters: ``chunk_size``, ``chunk_overlap`` and the length function."""
 
+    # Every chunk is an exact span and together they cover the document (checked per item);
+    # what is cut depends only on the text and its format, so a moved file still hits.
+    lossless = True
+    cache_scope = "content"
+
     def __init__(
         self,
         chunk_size: int = 500,
