@@ -12,6 +12,10 @@ SAMPLE_DOCS = EXAMPLES / "sample-docs"
 PIPELINES = EXAMPLES / "pipelines"
 
 
+#: Suffixes whose loader turns the file into other text (HTML, PDF, DOCX -> Markdown or text).
+CONVERTED = frozenset({".html", ".htm", ".xhtml", ".pdf", ".docx"})
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     with open(path, encoding="utf-8") as handle:
         return [json.loads(line) for line in handle]
@@ -26,6 +30,8 @@ def check_chunks_against_sources(chunks: list[dict[str, Any]], root: Path) -> di
     covered: dict[str, list[tuple[int, int]]] = {}
     for chunk in chunks:
         parent = chunk["parent"]
+        if Path(parent).suffix in CONVERTED:
+            continue  # offsets are into the text its loader extracted, not the file's bytes
         if parent not in texts:
             texts[parent] = (root / parent).read_bytes().decode("utf-8")
         if chunk["start"] is None:

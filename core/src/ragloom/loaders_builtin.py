@@ -252,7 +252,9 @@ def read_source_file(
         raise LoadError(f"{shown}: file too large: {st.st_size} bytes, limit {max_bytes}")
     try:
         with open(where, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+            # Never ask for more than the file holds (+1 to see it grow): a huge limit must
+            # not allocate a huge buffer.
+            data = handle.read(min(max_bytes, st.st_size) + 1)
     except PermissionError:
         raise LoadError(f"{shown}: cannot read: permission denied") from None
     except OSError as exc:
@@ -449,8 +451,8 @@ class LoaderSet:
     :class:`NoLoaderError` that says why, and for PDF, DOCX and HTML which plugin reads it.
 
     Args:
-        loaders: loader instances, by name (or an iterable: names are then those the registry
-            gave them, else their class names).
+        loaders: loader instances, by name (or an iterable: names are then their class
+            names).
         prefer: ``{suffix: name}``: the loader that reads files with that suffix, whoever
             else claims it (settles suffixes claimed by several plugins' loaders; also sends
             an unclaimed suffix, e.g. ``{".log": "text"}``, straight to a loader).
@@ -615,8 +617,7 @@ class LoaderSet:
 def _name_all(loaders: Iterable[Loader]) -> dict[str, Loader]:
     named: dict[str, Loader] = {}
     for loader in loaders:
-        ref = getattr(loader, "_ragloom_ref", None)
-        name = str(ref[1]) if isinstance(ref, tuple) and len(ref) == 2 else type(loader).__name__
+        name = type(loader).__name__
         if name in named:
             raise ConfigurationError(f"two loaders are both named {name!r}: pass a mapping")
         named[name] = loader

@@ -2,22 +2,65 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import signal
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
 
 from .. import __version__
-from ..errors import CacheError, ConfigurationError, PluginError
+from ..errors import (
+    CacheError,
+    ConfigurationError,
+    InvalidInputError,
+    ItemProcessingError,
+    PluginError,
+)
 
-__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "cli", "run"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_TERMINATED",
+    "EXIT_USAGE",
+    "Terminated",
+    "cli",
+    "error",
+    "interrupted",
+    "run",
+]
 
 EXIT_OK = 0
+#: Some items failed (each is reported); everything else was done.
 EXIT_FAILED = 1
+#: A usage or configuration error: nothing was done.
 EXIT_USAGE = 2
+#: An unexpected error inside ragloom or a plugin (a bug): the traceback is saved to a file.
+EXIT_INTERNAL = 70
+#: Stopped by Ctrl-C (SIGINT).
 EXIT_INTERRUPTED = 130
+#: Stopped by SIGTERM (``timeout``, systemd, Kubernetes).
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """Stands for SIGTERM where a ``KeyboardInterrupt`` would be raised."""
+
+
+_terminated = False
+
+
+def interrupted(exc: BaseException, what: str = "") -> int:
+    """Report an interrupted run (``what`` says what was kept or not written); the status."""
+    terminated = _terminated or isinstance(exc, Terminated)
+    word = "terminated" if terminated else "interrupted"
+    click.echo(f"\nragloom: {word}" + (f"; {what}" if what else ""), err=True)
+    return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 #: name -> (module, attribute, one-line help). Modules are imported only when the command runs.
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -105,12 +148,33 @@ def _passthrough(name: str, short: str, target: Any) -> click.Command:
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "--version", prog_name="ragloom")
-def cli() -> None:
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    default=None,
+    help="Log level of ragloom's messages on stderr [default: warning].",
+)
+def cli(verbose: int, log_level: str | None) -> None:
     """ragloom: retrieval-augmented-generation pipelines from pluggable async steps.
 
     Exit status: 0 success, 1 some items failed, 2 usage or configuration error,
-    130 interrupted.
+    70 internal error (a bug: the traceback is saved to a file), 130 interrupted (Ctrl-C),
+    143 terminated (SIGTERM).
     """
+    import logging
+
+    level = (
+        getattr(logging, log_level.upper())
+        if log_level
+        else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("ragloom: %(levelname)s: %(message)s"))
+    logger = logging.getLogger("ragloom")
+    logger.handlers[:] = [handler]
+    logger.setLevel(level)
+    logger.propagate = False
 
 
 def error(message: str) -> None:
@@ -118,23 +182,76 @@ def error(message: str) -> None:
     click.echo(f"ragloom: error: {message}", err=True)
 
 
+def _on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM stops a run exactly as Ctrl-C does: it is handed to whatever handles SIGINT now
+    (inside a run, the event loop's handler, which cancels the run so that it unwinds: the
+    temporary output is removed, the cache stays consistent), and the exit status is 143."""
+    global _terminated
+    _terminated = True
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise Terminated
+
+
+@contextlib.contextmanager
+def _signals() -> Iterator[None]:
+    global _terminated
+    _terminated = False
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _internal_error(exc: BaseException) -> int:
+    """Report a bug in one line; save the traceback to a file whose path is printed."""
+    import tempfile
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix="ragloom-crash-", suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(f"ragloom {__version__}\n")
+        traceback.print_exception(exc, file=handle)
+    error(
+        f"internal error: {type(exc).__name__}: {exc} (a bug in ragloom or a plugin; the "
+        f"traceback is in {path})"
+    )
+    return EXIT_INTERNAL
+
+
 def run(argv: list[str] | None) -> int:
     """Run the group; turn every outcome into an exit status (no traceback for user errors)."""
     try:
-        result = cli.main(args=argv, prog_name="ragloom", standalone_mode=False)
+        with _signals():
+            result = cli.main(args=argv, prog_name="ragloom", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("ragloom: interrupted", err=True)
         return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        click.echo("\nragloom: interrupted", err=True)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
-    except (ConfigurationError, PluginError, CacheError) as exc:
+    except ItemProcessingError as exc:
+        error(f"run aborted: {exc}")
+        return EXIT_FAILED
+    except (ConfigurationError, PluginError, CacheError, InvalidInputError) as exc:
         error(str(exc))
+        return EXIT_USAGE
+    except RecursionError as exc:
+        error(f"the pipeline is nested too deeply to run ({exc})")
+        return EXIT_USAGE
+    except MemoryError:
+        error("out of memory: lower --max-file-size or split the input")
         return EXIT_USAGE
     except BrokenPipeError:
         # stdout was closed early (piped into `head`): stop quietly, and keep Python from
@@ -142,6 +259,8 @@ def run(argv: list[str] | None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    except BaseException as exc:  # noqa: BLE001 - a bug: one line, and the traceback saved
+        return _internal_error(exc)
     if isinstance(result, int):
         return result
     return EXIT_OK

@@ -56,6 +56,7 @@ __all__ = ["run"]
     "--allow-imports", is_flag=True, help="Let the pipeline file name 'module:attr' import paths."
 )
 @click.option("--quiet", "-q", is_flag=True, help="Ingestion: no progress and no summary.")
+@click.option("--summary-json", is_flag=True, help="Ingestion: print the summary as JSON.")
 def run(
     pipeline_file: str,
     inputs: tuple[str, ...],
@@ -68,6 +69,7 @@ def run(
     as_json: bool,
     allow_imports: bool,
     quiet: bool,
+    summary_json: bool,
 ) -> int:
     """Run PIPELINE_FILE: an ingestion pipeline on INPUT paths, or a query pipeline on INPUT
     questions ('-' reads questions from stdin).
@@ -127,5 +129,6 @@ def run(
         allow_imports=allow_imports,
         max_file_size=max_file_size,
         failures=failures,
+        as_json=summary_json,
     )
     return run_ingest(settings)

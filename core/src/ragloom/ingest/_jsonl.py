@@ -1,7 +1,8 @@
 """Writing JSON Lines atomically: a temp file beside the target, renamed into place on success.
 
 A run that fails or is interrupted leaves the previous file (if any) untouched and no partial
-file behind.
+file behind. Every line is strict RFC 8259 JSON: a record holding NaN or an infinity is refused
+(:class:`ValueError`) rather than written as ``NaN``, which strict parsers reject.
 """
 
 from __future__ import annotations
@@ -44,10 +45,16 @@ class AtomicJsonlWriter:
             self.tmp_path.unlink(missing_ok=True)
             raise
         self._done = False
-        self._dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+        self._dumps = json.JSONEncoder(ensure_ascii=False, default=str, allow_nan=False).encode
 
     def write(self, record: Any) -> None:
-        self._file.write(self._dumps(record))
+        """Append one record.
+
+        Raises:
+            ValueError: the record holds NaN or an infinity (nothing is written for it).
+        """
+        line = self._dumps(record)
+        self._file.write(line)
         self._file.write("\n")
         self.count += 1
 

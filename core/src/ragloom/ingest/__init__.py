@@ -1,0 +1,40 @@
+"""Ingesting files: paths -> documents (loaders) -> a pipeline -> a JSONL file and/or a store.
+
+``ragloom ingest`` is a thin command over :class:`Ingestor`; Python users get the same with::
+
+    from ragloom.ingest import ingest
+    report = ingest(["docs/"], out="chunks.jsonl", cache=".ragloom/cache.sqlite")
+"""
+
+from __future__ import annotations
+
+from ._ingestor import (
+    DEFAULT_MAX_FILE_SIZE,
+    SEGMENT_CHARS,
+    Ingestor,
+    check_outputs,
+    default_pipeline,
+    ingest,
+)
+from ._jsonl import AtomicJsonlWriter, chunk_record
+from ._report import IngestProgress, IngestReport, Problem
+from ._walk import InputFile, WalkProblem, WalkResult, display_path, walk_inputs
+
+__all__ = [
+    "DEFAULT_MAX_FILE_SIZE",
+    "SEGMENT_CHARS",
+    "AtomicJsonlWriter",
+    "IngestProgress",
+    "IngestReport",
+    "Ingestor",
+    "InputFile",
+    "Problem",
+    "WalkProblem",
+    "WalkResult",
+    "check_outputs",
+    "chunk_record",
+    "default_pipeline",
+    "display_path",
+    "ingest",
+    "walk_inputs",
+]

@@ -1,0 +1,678 @@
+"""``Ingestor``: files and folders -> documents -> a pipeline -> a JSONL file and/or a store.
+
+Memory stays flat whatever the corpus size: files are read one at a time by the generator that
+feeds the pipeline, outputs are written as they come out, and the pipeline runs over segments
+of at most :data:`SEGMENT_CHARS` characters of input, so no engine or cache window ever holds
+more than one segment of documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigurationError, PluginNotFoundError
+from ._jsonl import AtomicJsonlWriter, chunk_record
+from ._report import IngestProgress, IngestReport, Problem
+from ._walk import InputFile, WalkResult, walk_inputs
+
+if TYPE_CHECKING:
+    from ..models import Document
+    from ..pipeline import Pipeline
+    from ..plugins import Registry
+    from ..stores import Store
+
+__all__ = [
+    "DEFAULT_MAX_FILE_SIZE",
+    "SEGMENT_CHARS",
+    "Ingestor",
+    "default_pipeline",
+    "ingest",
+]
+
+#: Files larger than this fail as oversized unless another limit is given.
+DEFAULT_MAX_FILE_SIZE = 50 * 1000 * 1000
+#: Characters of input per pipeline run segment (bounds every in-flight window).
+SEGMENT_CHARS = 16 * 1000 * 1000
+#: Chunks gathered before they are written to a store in one batch.
+STORE_BATCH_CHUNKS = 4096
+
+ProgressCallback = Callable[[IngestProgress], None]
+
+
+def default_pipeline(
+    *,
+    chunk_size: int | None = None,
+    length_function: str | None = None,
+    registry: Registry | None = None,
+) -> Pipeline[Any]:
+    """The pipeline ``ragloom ingest`` runs without a pipeline file: ragloom-text's ``auto``
+    chunkers (Markdown, code, recursive text) and, when ragloom-docling is installed, its
+    chunker for Docling documents. Components are named with their distribution, so no other
+    installed plugin can take their place.
+
+    Raises:
+        ConfigurationError: ragloom-text is not installed, or a parameter is invalid.
+    """
+    from ..chunking import ChunkerRouter
+    from ..filters import ContentFormatFilter
+    from ..pipeline import Pipeline
+    from ..plugins import Registry
+
+    registry = registry or Registry()
+    params: dict[str, Any] = {}
+    if chunk_size is not None:
+        params["chunk_size"] = chunk_size
+    if length_function is not None:
+        params["length_function"] = length_function
+    try:
+        chunker = registry.create("chunker", "ragloom-text:auto", params)
+    except PluginNotFoundError as exc:
+        raise ConfigurationError(
+            f"no default chunker: {exc}. Install ragloom-text (pip install ragloom-text) or "
+            "give a pipeline file"
+        ) from None
+    if any(p.dist == "ragloom-docling" for p in registry.providers("chunker").get("docling", [])):
+        docling = registry.create("chunker", "ragloom-docling:docling", {})
+        chunker = (
+            ChunkerRouter(name="DefaultChunkers")
+            .route(ContentFormatFilter(include_formats=["docling"]), docling)
+            .default(chunker)
+        )
+    return Pipeline(chunker, name="ingest", registry=registry)
+
+
+class Ingestor:
+    """Ingests files: each is read by the loader for its format, turned into documents, run
+    through a pipeline, and its outputs written to a JSONL file, a store, or both.
+
+    Args:
+        pipeline: the pipeline to run (default: :func:`default_pipeline`).
+        chunk_size, length_function: settings of the default pipeline (not with ``pipeline``).
+        cache: a cache file path (opened here, closed by :meth:`close`), a ``CacheStore``,
+            ``False`` (no cache) or ``None`` (the pipeline's own setting).
+        max_file_size: larger files fail as oversized.
+        store: an index to write the outputs to, document by document: a changed document's
+            chunks replace its old ones; a document unchanged since it was indexed (same
+            content, same pipeline) is not processed again when no JSONL output is asked for.
+        embedder: with a store, the embedder that gives chunks their vectors (an ``Embedder``
+            or a registered name; ``None``: the ``model2vec`` embedder when installed, else
+            none: the store then searches by text only).
+        sync: with a store, remove the documents whose files are no longer among the inputs.
+        registry: the plugin registry (default: a new one).
+
+    Use it as a context manager, or call :meth:`close`, to close what it opened.
+    """
+
+    def __init__(
+        self,
+        pipeline: Pipeline[Any] | None = None,
+        *,
+        chunk_size: int | None = None,
+        length_function: str | None = None,
+        cache: Any = None,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        store: Store | None = None,
+        embedder: Any = None,
+        sync: bool = False,
+        registry: Registry | None = None,
+        loaders: Any = None,
+    ) -> None:
+        from ..plugins import Registry
+
+        if pipeline is not None and (chunk_size is not None or length_function is not None):
+            raise ConfigurationError(
+                "chunk_size and length_function set the default pipeline; with a pipeline of "
+                "your own set them in it"
+            )
+        if isinstance(max_file_size, bool) or not isinstance(max_file_size, int):
+            raise ConfigurationError(f"max_file_size must be an integer, got {max_file_size!r}")
+        if max_file_size < 1:
+            raise ConfigurationError(f"max_file_size must be at least 1 byte, got {max_file_size}")
+        if sync and store is None:
+            raise ConfigurationError("sync needs a store: it removes documents from an index")
+        self.registry = registry or getattr(pipeline, "registry", None) or Registry()
+        self._owned: list[Any] = []
+        if pipeline is None:
+            pipeline = default_pipeline(
+                chunk_size=chunk_size, length_function=length_function, registry=self.registry
+            )
+            self._owned.append(pipeline)
+        self.pipeline = pipeline
+        self.cache_label = self._set_cache(cache)
+        self.max_file_size = max_file_size
+        self.store = store
+        self.sync = sync
+        self.embedder: Any = None
+        if store is not None:
+            self.pipeline = self._with_embedding(embedder)
+        self._loaders = loaders
+
+    # -- set-up ----------------------------------------------------------------------------
+
+    def _set_cache(self, cache: Any) -> str:
+        if cache is None:
+            current = self.pipeline.cache
+            if current is None or current is False:
+                return "off"
+            return str(getattr(current, "path", type(current).__name__))
+        if cache is False:
+            self.pipeline.cache = False
+            return "off"
+        if isinstance(cache, str | os.PathLike):
+            from ..cache import SQLiteCacheStore
+
+            store = SQLiteCacheStore(cache)
+            self._owned.append(store)
+            self.pipeline.cache = store
+            return str(cache)
+        if not hasattr(cache, "get_many"):
+            raise ConfigurationError(
+                f"cache must be a path, a CacheStore, False or None, got {type(cache).__name__}"
+            )
+        self.pipeline.cache = cache
+        return str(getattr(cache, "path", type(cache).__name__))
+
+    def _with_embedding(self, embedder: Any) -> Pipeline[Any]:
+        """The pipeline, ending with an embedding step when the store needs vectors."""
+        from ..embedding import Embedder, EmbeddingStep
+        from ..pipeline import Pipeline
+
+        if any(isinstance(step, EmbeddingStep) for step in self.pipeline.walk()):
+            return self.pipeline
+        if embedder is None:
+            names = self.registry.names("embedder")
+            if "model2vec" not in names:
+                return self.pipeline  # a text-only index
+            embedder = "model2vec"
+        if isinstance(embedder, str):
+            embedder = self.registry.create("embedder", embedder)
+        if not isinstance(embedder, Embedder):
+            raise ConfigurationError(
+                f"embedder must be an Embedder or a registered name, got {type(embedder).__name__}"
+            )
+        self.embedder = embedder
+        step = EmbeddingStep(embedder)(self.pipeline.terminal)
+        pipeline = Pipeline(
+            step,
+            policy=self.pipeline.policy,
+            cache=self.pipeline.cache,
+            observers=self.pipeline.observers,
+            name=self.pipeline.name,
+            registry=self.pipeline.registry,
+        )
+        self._owned.append(pipeline)
+        return pipeline
+
+    def _loader_set(self) -> Any:
+        if self._loaders is None:
+            from ..loaders_builtin import LoaderSet
+
+            self._loaders = LoaderSet.from_registry(self.registry)
+        return self._loaders
+
+    # -- running ---------------------------------------------------------------------------
+
+    def run(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        out: str | os.PathLike[str] | None = None,
+        failures: str | os.PathLike[str] | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Ingest ``paths`` (files and folders); see :meth:`arun`."""
+        from .._sync import run_sync
+
+        return run_sync(self._arun_kw, list(paths), out, failures, on_progress)
+
+    async def _arun_kw(
+        self, paths: list[Any], out: Any, failures: Any, on_progress: Any
+    ) -> IngestReport:
+        return await self.arun(paths, out=out, failures=failures, on_progress=on_progress)
+
+    async def arun(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        out: str | os.PathLike[str] | None = None,
+        failures: str | os.PathLike[str] | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Ingest ``paths``: write outputs to ``out`` (JSON Lines, replaced atomically: an
+        interrupted run leaves the old file as it was) and/or the store; list failed items in
+        ``failures`` (JSON Lines) too.
+
+        When the paths hold no file, nothing is written or replaced
+        (``report.nothing_found``).
+
+        Raises:
+            ConfigurationError: an output path is unusable (an input file, the cache, a device
+                or FIFO, a folder, under a file, in a folder that cannot be written), or a
+                plugin the pipeline needs is missing.
+        """
+        started = time.perf_counter()
+        texts = [os.fspath(p) for p in paths]
+        for text in texts:
+            if not os.path.lexists(text):
+                raise ConfigurationError(f"no such file or folder: {text}")
+        outputs = [os.fspath(p) for p in (out, failures) if p is not None]
+        walked = walk_inputs(texts, exclude=outputs + self._cache_files())
+        check_outputs(walked, out, failures, self._cache_files())
+        report = IngestReport(
+            files=len(walked.files),
+            out=None if out is None else os.fspath(out),
+            index=_location(self.store),
+            cache=self.cache_label,
+        )
+        report.failures.extend(
+            Problem(p.doc_id, p.path, "walk", p.kind, p.reason) for p in walked.problems
+        )
+        if not walked.files:
+            report.seconds = time.perf_counter() - started
+            return report
+        loaders = self._loader_set()
+        fingerprint = self._fingerprinter()
+        known = self.store.fingerprints() if self.store is not None else {}
+        skip_unchanged = self.store is not None and out is None and fingerprint is not None
+        writer = AtomicJsonlWriter(out) if out is not None else None
+        try:
+            run = _Run(self, report, writer, on_progress, fingerprint, walked)
+            documents = run.documents(loaders, known if skip_unchanged else None)
+            await run.drive(documents)
+            if self.store is not None and self.sync:
+                report.deleted = self.store.delete(_gone(known, walked.files))
+            report.warnings.extend(run.warnings)
+            if failures is not None:
+                with AtomicJsonlWriter(failures) as failure_file:
+                    for problem in report.failures:
+                        failure_file.write(problem.to_dict())
+                    failure_file.commit()
+            if writer is not None:
+                writer.commit()
+        finally:
+            if writer is not None:
+                writer.abort()  # nothing if it was committed
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _cache_files(self) -> list[str]:
+        caches = [self.pipeline.cache, *(step.cache for step in self.pipeline.walk())]
+        paths: list[str] = []
+        for cache in caches:
+            path = getattr(cache, "path", None)
+            if path is not None:
+                base = os.fspath(path)
+                paths += [base, base + "-wal", base + "-shm", base + "-journal"]
+        return paths
+
+    def _fingerprinter(self) -> Callable[[Document], str] | None:
+        """``document -> fingerprint`` of what indexing it would produce (``None`` when the
+        pipeline has no stable identity: then nothing is skipped as unchanged)."""
+        from ..identity import Uncacheable
+
+        try:
+            identity = hashlib.sha256(
+                "\n".join(step.config_hash for step in self.pipeline.walk()).encode()
+            ).hexdigest()
+        except Uncacheable:
+            return None
+
+        def fingerprint(document: Document) -> str:
+            text = f"{identity}\n{document.content_hash}\n{document.content_format}"
+            return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+        return fingerprint
+
+    # -- resources -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close what this ingestor opened (a cache file, the pipelines it built)."""
+        owned, self._owned = self._owned, []
+        for resource in reversed(owned):
+            resource.close()
+
+    def __enter__(self) -> Ingestor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def ingest(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    out: str | os.PathLike[str] | None = None,
+    pipeline: Pipeline[Any] | None = None,
+    cache: Any = None,
+    store: Store | None = None,
+    on_progress: ProgressCallback | None = None,
+    **settings: Any,
+) -> IngestReport:
+    """Ingest ``paths`` in one call: an :class:`Ingestor` built with these arguments, run once
+    and closed. ``settings`` are the other arguments of :class:`Ingestor`."""
+    with Ingestor(pipeline, cache=cache, store=store, **settings) as ingestor:
+        return ingestor.run(paths, out=out, on_progress=on_progress)
+
+
+def check_outputs(
+    walked: WalkResult, out: Any, failures: Any, cache_files: list[str]
+) -> None:
+    """Refuse output paths that would destroy something or cannot be written.
+
+    Raises:
+        ConfigurationError: naming both paths when an output is an input file, the cache or
+            the other output; naming the path when it is a device, a FIFO, a folder, under a
+            file, or in a folder that cannot be written.
+    """
+    inputs = {os.path.realpath(f.path): f.shown for f in walked.files}
+    caches = {os.path.realpath(p) for p in cache_files}
+    named = [("--out", out), ("--failures", failures)]
+    seen: dict[str, str] = {}
+    for flag, value in named:
+        if value is None:
+            continue
+        path = os.fspath(value)
+        real = os.path.realpath(path)
+        if real in inputs:
+            raise ConfigurationError(
+                f"refusing to write {flag} {path}: it is the input file {inputs[real]}"
+            )
+        if real in caches:
+            raise ConfigurationError(f"refusing to write {flag} {path}: it is the cache file")
+        if real in seen:
+            raise ConfigurationError(
+                f"refusing to write {flag} {path}: it is also the {seen[real]} file"
+            )
+        seen[real] = flag
+        _check_writable(flag, Path(path))
+
+
+def _check_writable(flag: str, path: Path) -> None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        raise ConfigurationError(
+            f"cannot write {flag} {path}: a part of its folder is a file, not a folder"
+        ) from None
+    except OSError as exc:
+        raise ConfigurationError(f"cannot write {flag} {path}: {exc.strerror or exc}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, FIFO "
+        kind += "" if stat.S_ISDIR(st.st_mode) else "or socket)"
+        raise ConfigurationError(
+            f"refusing to write {flag} {path}: it is {kind}; write to a regular file or a new path"
+        )
+    parent = path.parent if str(path.parent) else Path(".")
+    probe = parent
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise ConfigurationError(
+            f"cannot write {flag} {path}: {probe} is a file, not a folder"
+        )
+    if probe.exists() and not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigurationError(f"cannot write {flag} {path}: {probe} is not writable")
+
+
+def _location(store: Any) -> str | None:
+    if store is None:
+        return None
+    try:
+        return str(store.info().location)
+    except Exception:  # noqa: BLE001 - only a label
+        return type(store).__name__
+
+
+def _gone(known: dict[str, str], files: list[InputFile]) -> list[str]:
+    """Stored document ids whose files are not among ``files`` (a file's documents are its id
+    and ids derived from it with ``#``)."""
+    present = {f.doc_id for f in files}
+    return [
+        doc_id for doc_id in known
+        if doc_id not in present and doc_id.split("#", 1)[0] not in present
+    ]
+
+
+class _Run:
+    """One ingestion run: feeding documents, collecting outputs, tracking progress."""
+
+    def __init__(
+        self,
+        ingestor: Ingestor,
+        report: IngestReport,
+        writer: AtomicJsonlWriter | None,
+        on_progress: ProgressCallback | None,
+        fingerprint: Callable[[Document], str] | None,
+        walked: WalkResult,
+    ) -> None:
+        self.ingestor = ingestor
+        self.report = report
+        self.writer = writer
+        self.on_progress = on_progress
+        self.fingerprint = fingerprint
+        self.total = len(walked.files)
+        self.done_files = 0
+        self.bytes_done = 0
+        self.warnings: list[str] = []
+        #: Documents fed and not known finished, in order: (doc id, file index, size).
+        self.pending: deque[tuple[str, int, int]] = deque()
+        self.open_docs: dict[int, int] = {}  # file index -> documents not finished
+        self.failed_docs: set[str] = set()
+        self.by_doc: dict[str, list[Any]] = {}
+        self.fingerprints: dict[str, str] = {}
+        self.batch: list[Any] = []
+        self.batch_chunks = 0
+        self.files = walked.files
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def documents(self, loaders: Any, known: dict[str, str] | None) -> Iterator[Document]:
+        """Read files one at a time; unusable ones become failures, empty ones are skipped."""
+        from ..loaders_builtin import read_source_file
+        from ..loading import LoadError
+
+        report = self.report
+        for index, file in enumerate(self.files):
+            try:
+                source = read_source_file(
+                    file.path, doc_id=file.doc_id, name=file.shown,
+                    max_bytes=self.ingestor.max_file_size,
+                    metadata={"source": file.shown},
+                )
+                if not source.data.strip():
+                    report.skipped.append(Problem(
+                        file.doc_id, file.shown, "read", "empty",
+                        "empty file" if not source.data else "file holds only whitespace",
+                    ))
+                    self._file_done(index, len(source.data))
+                    continue
+                documents = loaders.load(source)
+            except LoadError as exc:
+                report.failures.append(
+                    Problem(file.doc_id, file.shown, "read", type(exc).__name__, str(exc))
+                )
+                self._file_done(index, 0)
+                continue
+            report.bytes_read += len(source.data)
+            fed = 0
+            for document in documents:
+                meta = dict(document.metadata)
+                meta.setdefault("format", str(document.content_format))
+                document = document.model_copy(update={"metadata": meta})
+                if self.fingerprint is not None:
+                    print_ = self.fingerprint(document)
+                    if known is not None and known.get(document.id) == print_:
+                        report.unchanged += 1
+                        continue
+                    self.fingerprints[document.id] = print_
+                report.documents += 1
+                self.pending.append((document.id, index, len(source.data)))
+                self.open_docs[index] = self.open_docs.get(index, 0) + 1
+                fed += 1
+                yield document
+            if not fed:
+                self._file_done(index, len(source.data))
+
+    # -- running ---------------------------------------------------------------------------
+
+    async def drive(self, documents: Iterator[Document]) -> None:
+        import anyio
+
+        from ..events import CacheSkipped, ItemFailed, StepFinished
+
+        pipeline = self.ingestor.pipeline
+        report = self.report
+
+        def observe(event: object) -> None:
+            if isinstance(event, ItemFailed):
+                item = event.item
+                doc_id = _doc_of(item) or event.item_id
+                source = getattr(item, "metadata", {}).get("source") if item is not None else None
+                report.failures.append(Problem(
+                    event.item_id, str(source or doc_id), event.step, event.error_type,
+                    event.reason,
+                ))
+                self.failed_docs.add(doc_id)
+                if getattr(item, "parent_id", None) is None:
+                    # A whole document failed: nothing more will come out of it.
+                    self._finish_through(doc_id)
+            elif isinstance(event, StepFinished):
+                report.cache_hits += event.cache_hits
+                report.cache_misses += event.cache_misses
+            elif isinstance(event, CacheSkipped):
+                line = f"{event.step}: {event.reason}"
+                if line not in self.warnings:
+                    self.warnings.append(line)
+
+        checkpoint = anyio.lowlevel.checkpoint
+        for segment in _segments(documents, SEGMENT_CHARS):
+            context = pipeline.context(segment)
+            context.subscribe(observe)
+            stream = pipeline.stream(context=context)
+            try:
+                n = 0
+                async for out in stream:
+                    self._output(out)
+                    n += 1
+                    if n % 256 == 0:
+                        await checkpoint()  # lets Ctrl-C (a cancellation) in
+            finally:
+                await stream.aclose()  # type: ignore[attr-defined]
+            for line in context.observer_errors:
+                if line not in self.warnings:
+                    self.warnings.append(line)
+            await checkpoint()
+        self._finish_through(None)
+        self._flush_store()
+
+    def _output(self, out: Any) -> None:
+        doc_id = _doc_of(out)
+        if doc_id is not None:
+            self._finish_before(doc_id)
+        if self.writer is not None:
+            try:
+                self.writer.write(chunk_record(out))
+            except ValueError as exc:
+                self.report.failures.append(Problem(
+                    str(getattr(out, "id", "?")), str(doc_id), "write", "ValueError",
+                    f"not written: its JSON would not be standard ({exc}); metadata must hold "
+                    "finite numbers",
+                ))
+                if doc_id is not None:
+                    self.failed_docs.add(doc_id)
+                return
+        self.report.chunks += 1
+        if self.ingestor.store is not None and doc_id is not None:
+            self.by_doc.setdefault(doc_id, []).append(out)
+
+    # -- completion, progress and the store --------------------------------------------------
+
+    def _finish_before(self, doc_id: str) -> None:
+        """Outputs follow input order: every document fed before ``doc_id`` is finished."""
+        while self.pending and self.pending[0][0] != doc_id:
+            self._complete(self.pending.popleft())
+
+    def _finish_through(self, doc_id: str | None) -> None:
+        """Finish every pending document up to ``doc_id`` included (``None``: all)."""
+        if doc_id is not None and all(d != doc_id for d, _i, _s in self.pending):
+            return
+        while self.pending:
+            entry = self.pending.popleft()
+            self._complete(entry)
+            if entry[0] == doc_id:
+                return
+
+    def _complete(self, entry: tuple[str, int, int]) -> None:
+        doc_id, index, size = entry
+        if self.ingestor.store is not None and doc_id not in self.failed_docs:
+            from ..stores import IndexedDocument
+
+            chunks = self.by_doc.pop(doc_id, [])
+            self.batch.append(IndexedDocument(doc_id, self.fingerprints.get(doc_id, ""), chunks))
+            self.batch_chunks += len(chunks)
+            if self.batch_chunks >= STORE_BATCH_CHUNKS:
+                self._flush_store()
+        else:
+            self.by_doc.pop(doc_id, None)
+        left = self.open_docs.get(index, 1) - 1
+        if left <= 0:
+            self.open_docs.pop(index, None)
+            self._file_done(index, size)
+        else:
+            self.open_docs[index] = left
+
+    def _file_done(self, index: int, size: int) -> None:
+        self.done_files += 1
+        self.bytes_done += size
+        if self.on_progress is not None:
+            self.on_progress(IngestProgress(self.done_files, self.total, self.bytes_done))
+
+    def _flush_store(self) -> None:
+        store = self.ingestor.store
+        if store is None or not self.batch:
+            return
+        batch, self.batch, self.batch_chunks = self.batch, [], 0
+        store.write(batch)
+        self.report.indexed += len(batch)
+
+
+def _doc_of(item: Any) -> str | None:
+    """The id of the input document an output (or a failed item) belongs to."""
+    parent = getattr(item, "parent_id", None)
+    if isinstance(parent, str):
+        return parent
+    ident = getattr(item, "id", None)
+    return ident if isinstance(ident, str) else None
+
+
+def _segments(items: Iterator[Document], budget: int) -> Iterator[Iterator[Document]]:
+    """Split a stream of documents into consecutive runs of about ``budget`` characters."""
+    pending: list[Document] = []
+
+    def segment(head: Document) -> Iterator[Document]:
+        used = len(head.content)
+        yield head
+        for item in items:
+            if used + len(item.content) > budget:
+                pending.append(item)
+                return
+            used += len(item.content)
+            yield item
+
+    while True:
+        head = pending.pop() if pending else next(items, None)
+        if head is None:
+            return
+        yield segment(head)
+

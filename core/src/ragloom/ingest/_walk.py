@@ -1,0 +1,146 @@
+"""Finding the files to ingest under the paths given.
+
+Pure standard library. Document ids are paths relative to the common root of the arguments,
+with ``/`` separators, so ``docs``, ``./docs`` and ``/abs/path/docs`` give the same ids. A name
+whose bytes are not valid UTF-8 gets a lossless, reversible id: each such byte is written as
+``%XX`` (and a literal ``%`` of that name as ``%25``); two files that would share an id are
+reported, never merged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+__all__ = ["InputFile", "WalkProblem", "WalkResult", "display_path", "walk_inputs"]
+
+
+@dataclass(frozen=True, slots=True)
+class InputFile:
+    """A file to ingest: its path (as reached from the arguments, usable with ``open``), its
+    document id, and its path for display (always valid UTF-8)."""
+
+    path: str
+    doc_id: str
+    shown: str
+
+
+@dataclass(frozen=True, slots=True)
+class WalkProblem:
+    """A file or folder that could not be listed or identified, and why."""
+
+    path: str
+    doc_id: str
+    reason: str
+    kind: str
+
+
+@dataclass(slots=True)
+class WalkResult:
+    """Files found under the arguments (sorted by id), problems, the common root."""
+
+    files: list[InputFile]
+    problems: list[WalkProblem]
+    root: str
+
+
+def display_path(path: str) -> str:
+    """``path`` as valid UTF-8 text: bytes that are not UTF-8 become ``%XX``."""
+    raw = os.fsencode(path)
+    try:
+        raw.decode("utf-8")
+        return path
+    except UnicodeDecodeError:
+        return _escape(raw)
+
+
+def _escape(raw: bytes) -> str:
+    """Reversible text for bytes that are not all UTF-8: ``%`` and undecodable bytes as ``%XX``."""
+    out: list[str] = []
+    text = raw.decode("utf-8", errors="surrogateescape")
+    for ch in text:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, smuggled by surrogateescape
+            out.append(f"%{code - 0xDC00:02X}")
+        elif ch == "%":
+            out.append("%25")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _is_hidden(name: str) -> bool:
+    return name.startswith(".")
+
+
+def walk_inputs(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> WalkResult:
+    """Every file under ``paths`` (files as given, folders walked), sorted by document id.
+
+    Inside folders, hidden entries and symlinked folders are not followed; a folder that cannot
+    be listed is a :class:`WalkProblem`. Paths in ``exclude`` (the run's own output and cache
+    files) are left out. A file reached twice is listed once.
+    """
+    args = list(paths)
+    if not args:
+        return WalkResult([], [], os.getcwd())
+    excluded = {os.path.abspath(p) for p in exclude}
+    anchors = []
+    for arg in args:
+        absolute = os.path.abspath(arg)
+        anchors.append(absolute if os.path.isdir(arg) else os.path.dirname(absolute))
+    root = os.path.commonpath(anchors)
+
+    def ident(path: str) -> str:
+        return display_path(os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/"))
+
+    found: dict[str, InputFile] = {}
+    problems: list[WalkProblem] = []
+
+    def add(path: str) -> None:
+        absolute = os.path.abspath(path)
+        if absolute in excluded:
+            return
+        doc_id = ident(path)
+        previous = found.get(doc_id)
+        if previous is None:
+            found[doc_id] = InputFile(path, doc_id, display_path(path))
+        elif os.path.abspath(previous.path) != absolute:
+            problems.append(
+                WalkProblem(
+                    display_path(path), doc_id,
+                    f"its document id {doc_id!r} is already taken by {previous.shown}",
+                    "duplicate-id",
+                )
+            )
+
+    for arg in args:
+        if not os.path.isdir(arg):
+            add(arg)
+            continue
+        for path in _walk_dir(arg, problems, ident):
+            add(path)
+    files = sorted(found.values(), key=lambda f: f.doc_id)
+    problems.sort(key=lambda p: p.doc_id)
+    return WalkResult(files, problems, root)
+
+
+def _walk_dir(
+    top: str, problems: list[WalkProblem], ident: Callable[[str], str]
+) -> Iterator[str]:
+    def onerror(exc: OSError) -> None:
+        where = exc.filename if isinstance(exc.filename, str) else top
+        problems.append(
+            WalkProblem(
+                display_path(where),
+                ident(where).rstrip("/") + "/",
+                f"cannot list folder: {exc.strerror or exc}",
+                "unreadable",
+            )
+        )
+
+    for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
+        dirnames[:] = sorted(d for d in dirnames if not _is_hidden(d))
+        for name in sorted(filenames):
+            if not _is_hidden(name):
+                yield os.path.join(dirpath, name)
