@@ -109,7 +109,8 @@ def _is_pleonastic(words: list[str], i: int) -> bool:
         return True
     if nxt in ("is", "was", "'s", "will", "would") and "to" in words[i + 2 : i + 5]:
         return True
-    return nxt in ("takes", "take", "took", "costs", "cost") and prev in ("does", "did", "will")
+    takes = nxt in ("takes", "take", "took", "costs", "cost")
+    return takes and prev in ("does", "did", "will") and "to" in after
 
 
 def _references(words: list[str]) -> list[int]:
