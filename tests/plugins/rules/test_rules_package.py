@@ -21,6 +21,7 @@ def test_public_exports() -> None:
         "KeywordRoute",
         "KeywordRouter",
         "complexity",
+        "decomposition_violations",
         "sample_router",
         "__version__",
     }
@@ -33,7 +34,8 @@ def test_public_exports() -> None:
 def test_complexity_stays_light() -> None:
     # Only the core's light ``ragloom.signals`` (and the lazy ``ragloom`` package) load.
     code = (
-        "import sys; from ragloom_rules import complexity; assert complexity('a and b') == 2; "
+        "import sys; from ragloom_rules import complexity, decomposition_violations; "
+        "assert complexity('a and b') == 2; assert decomposition_violations('a b', ['a b']) == []; "
         "print(sorted(m for m in ('pydantic', 'anyio', 'pluggy', 'ragloom.models') "
         "if m in sys.modules))"
     )

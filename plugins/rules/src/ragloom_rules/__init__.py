@@ -2,10 +2,12 @@
 
 ``HeuristicDecomposer`` (entry point ``ragloom.decomposers: heuristic``), ``KeywordRouter``
 (``ragloom.routers: keyword``) with its ``KeywordRoute`` model, ``sample_router``
-(``ragloom.routers: sample``) and spec 002's ``complexity`` score.
+(``ragloom.routers: sample``), the ``complexity`` score, and ``decomposition_violations``,
+which checks any decomposer's sub-queries against the question (nothing invented, nothing
+lost, no dangling reference).
 
-Imports are lazy: ``from ragloom_rules import complexity`` loads neither the ragloom core nor
-pydantic.
+Imports are lazy: ``from ragloom_rules import complexity`` (or ``decomposition_violations``)
+loads neither the ragloom core nor pydantic.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "KeywordRoute": "router",
     "sample_router": "router",
     "complexity": "_signals",
+    "decomposition_violations": "invariants",
 }
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "KeywordRoute",
     "KeywordRouter",
     "complexity",
+    "decomposition_violations",
     "sample_router",
     "__version__",
 ]
@@ -49,4 +53,5 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from ._signals import complexity
     from .decomposer import HeuristicDecomposer
+    from .invariants import decomposition_violations
     from .router import KeywordRoute, KeywordRouter, sample_router

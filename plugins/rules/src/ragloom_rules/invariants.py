@@ -73,6 +73,7 @@ FUNCTION_WORDS: frozenset[str] = _set(
 _REFERENCES = _set("it its they them their theirs he him his she her hers")
 
 _WORD = re.compile(r"[$€£]?[\w](?:[\w'+#&-]|\.(?=\w))*%?")
+_WORD_OR_MARK = re.compile(rf"{_WORD.pattern}|[.?!;]")
 
 
 def _words(text: str) -> list[str]:
@@ -133,21 +134,47 @@ def _references(words: list[str]) -> list[int]:
     return found
 
 
-def _unresolved(question: list[str], sub: list[str]) -> list[str]:
-    """References in ``sub`` whose antecedent (some content word before the same reference in
-    the question) is missing from ``sub``."""
+_CLAUSE_OPENERS = _set(
+    "what which who whom whose where when why how is are was were do does did can could "
+    "should would will has have i we you they he she it"
+)
+
+
+def _clause_start(words: list[str], marks: list[bool], p: int) -> int:
+    """Where the clause holding word ``p`` starts: after the last sentence mark before it, or
+    at an "and" / "but" / "," that opens a new question or clause."""
+    for j in range(p - 1, -1, -1):
+        if marks[j]:
+            return j + 1
+        if words[j] in ("and", "but") and j + 1 < p and words[j + 1] in _CLAUSE_OPENERS:
+            return j + 1
+    return 0
+
+
+def _unresolved(question: str, sub: list[str]) -> list[str]:
+    """References in ``sub`` to something named in an earlier clause of the question, when
+    ``sub`` keeps no content word of the question before that clause."""
+    words: list[str] = []
+    marks: list[bool] = []  # the word ends a sentence or a clause (".", "?", "!", ";")
+    for m in _WORD_OR_MARK.finditer(question.replace("\u2019", "'").lower()):
+        token = m.group()
+        if token in ".?!;":
+            if marks:
+                marks[-1] = True
+            continue
+        words.append(token)
+        marks.append(False)
     own = {_base(w) for w in sub}
     out = []
     for i in _references(sub):
         word = sub[i]
-        positions = [p for p, w in enumerate(question) if w == word]
+        positions = [p for p, w in enumerate(words) if w == word]
         if not positions:
             continue  # not the question's own reference (a phrase inserted for it, say)
         resolved = False
         for p in positions:
-            before = {
-                _base(w) for w in question[:p] if _base(w) not in FUNCTION_WORDS
-            } - {"one"}
+            start = _clause_start(words, marks, p)
+            before = {_base(w) for w in words[:start]} - FUNCTION_WORDS
             if not before or before & own:
                 resolved = True
                 break
@@ -165,7 +192,6 @@ def decomposition_violations(question: str, sub_queries: Sequence[str]) -> list[
     """
     problems: list[str] = []
     asked = content_words(question)
-    question_words = _words(question)
     kept: set[str] = set()
     seen: set[str] = set()
     for sub in sub_queries:
@@ -181,7 +207,7 @@ def decomposition_violations(question: str, sub_queries: Sequence[str]) -> list[
         if invented:
             problems.append(f"{text!r} invents {', '.join(map(repr, invented))}")
         kept |= words
-        dangling = _unresolved(question_words, _words(text))
+        dangling = _unresolved(question, _words(text))
         if dangling:
             problems.append(f"{text!r} keeps unresolved {', '.join(map(repr, dangling))}")
     lost = sorted(asked - kept)
