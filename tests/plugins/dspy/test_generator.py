@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import dspy
 import pytest
@@ -264,13 +263,12 @@ def test_batch_generate_runs_concurrently_under_the_bound_in_order() -> None:
     lm = scripted_lm(per_query, delay=DELAY)
     generator = SubQueryGenerator(max_concurrency=8)
     with dspy.context(lm=lm):
-        start = time.perf_counter()
         results = generator.batch_generate(QUERIES)
-        elapsed = time.perf_counter() - start
     check_batch(results)
     assert engine_of(lm).calls == 32
-    assert engine_of(lm).max_in_flight <= 8
-    assert elapsed < 12 * DELAY  # ~4 sleeps at bound 8; 32 sleeps if sequential
+    # concurrent (calls overlapped while each one slept), never beyond the bound; counted,
+    # not timed, so that a loaded machine cannot make it flaky
+    assert 1 < engine_of(lm).max_in_flight <= 8
 
 
 @pytest.mark.anyio
@@ -278,12 +276,9 @@ async def test_abatch_generate_runs_concurrently_under_the_bound_in_order() -> N
     lm = scripted_lm(per_query, delay=DELAY)
     generator = SubQueryGenerator(max_concurrency=8)
     with dspy.context(lm=lm):
-        start = time.perf_counter()
         results = await generator.abatch_generate(QUERIES)
-        elapsed = time.perf_counter() - start
     check_batch(results)
-    assert engine_of(lm).max_in_flight <= 8
-    assert elapsed < 12 * DELAY
+    assert 1 < engine_of(lm).max_in_flight <= 8
 
 
 @pytest.mark.parametrize("batch", ["threads", "tasks"])
