@@ -37,13 +37,14 @@ _P_DIFFERENCE = re.compile(
     r"|tell\s+me\s+|is\s+there\s+(?:a|any)\s+|are\s+there\s+(?:any\s+)?)?(?:the\s+|a\s+|any\s+)?"
     r"(?:(?:main|key|major|biggest|real|important|primary|basic|fundamental|notable|exact|"
     r"significant|actual)\s+)*(?P<pre>(?:[\w'\u2019-]+\s+){0,3}?)differences?\s+"
-    r"(?:(?:in|of)\s+(?P<post>(?:[\w'\u2019-]+\s+){1,3}?))?(?:between|among)(?:\s+(?:the|a|an))?\s*$",
+    r"(?:(?:in|of)\s+(?P<post>(?:[\w'\u2019-]+\s+){1,3}?))?(?:between|among)(?:\s+(?:the|a|an))?"
+    r"(?P<shared>(?:\s+[\w'\u2019.+#-]+)*?)\s*$",
     re.IGNORECASE,
 )
 #: Any other wording before "difference(s) between" ("I need to know the difference between").
 _P_ANY_DIFFERENCE = re.compile(
     r"^.*?\bdifferences?\s+(?:(?:in|of)\s+(?P<post>(?:[\w'\u2019-]+\s+){1,3}?))?"
-    r"(?:between|among)(?:\s+(?:the|a|an))?\s*$",
+    r"(?:between|among)(?:\s+(?:the|a|an))?(?P<shared>(?:\s+[\w'\u2019.+#-]+)*?)\s*$",
     re.IGNORECASE,
 )
 #: The question words before the compared items ("How does", "How do the").
@@ -228,13 +229,15 @@ def _clean_prefix(prefix: str) -> tuple[str, str]:
     p = prefix.strip()
     p = _P_COMPARE.sub("", p, count=1)
     p = _P_COMPARISON.sub("", p, count=1)
+    # a name shared by the items stays in front of them: "between SQL joins and subqueries"
     m = _P_DIFFERENCE.match(p)
     if m:
         words = f"{m.group('pre') or ''} {m.group('post') or ''}".split()
-        return "", " ".join(w for w in words if w.lower() not in _DETERMINERS)
+        aspect = " ".join(w for w in words if w.lower() not in _DETERMINERS)
+        return m.group("shared").strip(), aspect
     m = _P_ANY_DIFFERENCE.match(p)
     if m:
-        return "", " ".join(
+        return m.group("shared").strip(), " ".join(
             w for w in (m.group("post") or "").split() if w.lower() not in _DETERMINERS
         )
     return _P_QUESTION.sub("", p, count=1), ""

@@ -286,6 +286,10 @@ def coordination_items(
             l_start, kind = same_form[-1], "vp"
             r_end = r_start + 1 if l_end - l_start == 1 else r_max  # "install and configure"
             suffix_shared = r_end < r_max
+        elif r_verb and same_form and not middles:
+            # "change my password and enable two-step verification" (two actions) or "change
+            # my username and profile picture" (two objects): the words cannot tell
+            return None
         elif verbs and any(j + 1 < l_end for j in verbs):
             # objects of a verb: "cook rice and beans", "affect coral reefs and polar bears"
             l_start = max(j for j in verbs if j + 1 < l_end) + 1
@@ -311,6 +315,8 @@ def coordination_items(
         while first < l_end - 1 and toks[first][3] & D:
             first += 1
         if not any(toks[a][3] & D for a, _ in middles):
+            if l_end - first > 1 and r_end - r_start == 1 and not middles:
+                return None  # "a custom size and fabric": "custom" may be shared too
             items[0] = (first, l_end)
     if not _plausible(toks, items, anchor, pair, kind, suffix_shared, strict):
         return None

@@ -128,8 +128,8 @@ def topic(text: str, toks: list[Token]) -> str | None:
             copula = bool(toks[j][3] & COP)
             if j + 1 < n and toks[j + 1][0] in _PERSONS:
                 span = _after_person(toks, j + 1)
-            elif copula and first[0] in ("what", "who") and not quantity:
-                span = _predicate_noun(toks, j + 1)
+            elif copula and (first[0] in ("what", "who") or quantity) and j == own:
+                span = _predicate_noun(toks, j + 1)  # "How long is the warranty on X"
             else:
                 predicate = (first[0] in _PREDICATE_WH and not quantity) or not copula
                 span = _noun_phrase(toks, j + 1, predicate=predicate)
