@@ -218,7 +218,7 @@ def messages(draw: st.DrawFn) -> str:
     return body
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(messages(), st.integers(1, 8), st.booleans())
 def test_any_message_keeps_the_invariants(message: str, cap: int, comparison: bool) -> None:
     decomposer = HeuristicDecomposer(max_sub_queries=cap, include_comparison=comparison)
