@@ -235,7 +235,7 @@ COORDINATED = [
         "to Italy?",
         [
             "What was the unemployment rate in Spain over the last 5 years?",
-            "Unemployment rate",
+            "The unemployment rate",
             "Italy",
             "How does the unemployment rate compare to Italy?",
         ],

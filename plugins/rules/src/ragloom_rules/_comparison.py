@@ -60,15 +60,16 @@ _S_DIFFERENCE = re.compile(
 )
 _WHICH_HEAD = re.compile(
     r"^(?:which|what)(?:'s|\u2019s)?(?:\s+one)?(?:\s+of\s+(?:them|these|those|the\s+\w+))?"
-    r"(?:\s+(?!(?:is|are|was|were|would|will|should|could|can|do|does|did|has|have|of)\b)"
-    r"[a-z][\w-]*(?=\s+(?:is|are|was|were|has|have|had|would|will|should|could|can|does|do)\b))?"
+    r"(?:(?:\s+(?!(?:is|are|was|were|would|will|should|could|can|do|does|did|has|have)\b)"
+    r"[a-z][\w-]*){1,3}(?=\s+(?:is|are|was|were|has|have|had|would|will|should|could|can|"
+    r"does|do)\b))?"
     r"\s*",
     re.IGNORECASE,
 )
 _COPULA = re.compile(r"^(?:is|are|was|were|would\s+be|will\s+be)\b\s*", re.IGNORECASE)
 _MODAL_SUBJECT_VERB = re.compile(
     r"^(?:should|would|could|can|do|does|did|will|shall|must)\s+(?:i|we|you|they|one)"
-    r"(?:\s+[\w'\u2019-]+)?\b\s*",
+    r"(?:\s+rather)?(?:\s+[\w'\u2019-]+)?\b\s*",
     re.IGNORECASE,
 )
 _ITEM_SEPARATORS = frozenset(("or", "vs", "versus", ","))
@@ -220,7 +221,10 @@ def _compared(toks: list[Token], ops: list[Span]) -> list[Span] | None:
     first = left[min(k_left, len(left)) - 1]
     last = right[min(k_right, len(right)) - 1]
     right_has_det = right[0][0] != right[0][1]
-    first_start = first[0] if right_has_det else first[1]
+    # "compared to others", "different from Y": a standard of comparison, not a parallel item,
+    # shares no determiner
+    standard = len(ops) == 1 and toks[ops[0][1] - 1][0] in ("to", "with", "from", "against")
+    first_start = first[0] if right_has_det or standard else first[1]
     return [(first_start, left[0][2]), *middles, (right[0][0], last[2])]
 
 

@@ -96,7 +96,7 @@ def units(toks: list[Token], start: int, stop: int) -> list[Unit]:
 def list_ops(toks: list[Token], c: int) -> list[Span]:
     """Separators of the list whose last conjunction is token ``c`` (commas before it too)."""
     end = c + 1
-    if end < len(toks) and toks[end][0] in ("also", "then"):
+    if end < len(toks) and toks[end][0] in ("also", "then", "just"):
         end += 1
     start = c - 1 if c > 0 and toks[c - 1][0] == "," else c
     ops: list[Span] = [(start, end)]
@@ -234,33 +234,65 @@ def coordination_items(
     r_max = _run_end(toks, r_start)
     if r_max == r_start:
         return None
+    if r_max < n and toks[r_max][3] & PREP and (r_max + 1 == n or toks[r_max + 1][3] & P):
+        r_max += 1  # "a tune up": a particle that ends the clause is the item's
+    if anchor >= 0 and toks[anchor][3] & CONJ:
+        return None  # "between A and B and C": the span is another list's item
     r_verb = bool(toks[r_start][3] & V) and not toks[r_start][3] & (N | D)
+    if anchor >= 0 and toks[anchor][0] in ("between", "among", "amongst"):
+        return None  # "between the start and end": the pair is one thing
+    if (
+        anchor >= 0
+        and r_max < n
+        and toks[anchor][3] & PREP
+        and toks[r_max][0] == toks[anchor][0]
+    ):
+        return None  # "one at 12 pm and the next at 1 pm": two clauses sharing a verb
+    if r_verb and (strict or (r_max < n and toks[r_max][0] == "to")):
+        # a statement's second action ("... and need help"), "and want to inform my bank":
+        # two clauses, not a list
+        return None
+    if r_verb and toks[r_start][0] in lx.CONSTRAINT_VERBS:
+        return None  # "undo the last commit and keep my changes": one task
     a_flags = toks[anchor][3] if anchor >= 0 else 0
     kind = "np"
     suffix_shared = False  # the last item was cut short: the words after it are shared
+    form = _verb_form(toks[r_start][0]) if r_verb else ""
+    verbs = _verbs(toks, l_start, l_end)
+    same_form = [j for j in verbs if r_verb and _verb_form(toks[j][0]) == form]
 
+    if a_flags & PREP and not a_flags & T and toks[l_start][3] & D:
+        same_form = []  # "to my shopping list": a noun phrase, "list" is no verb here
+    if r_verb and middles and not same_form and (not a_flags & PREP or toks[l_start][3] & D):
+        return None  # "on my list, remove bread and add milk": the first part is no action
+    if toks[r_start][3] & D and l_end - l_start == 1 and _verbs(toks, l_start, l_end):
+        return None  # "if my account's blocked and the reason": a predicate and a noun
     if a_flags & PREP and not a_flags & T:
         second = toks[r_start + 1][3] if r_start + 1 < r_max else 0
-        if r_verb and not middles and (toks[l_start][3] & D or second & (D | PRON | N)):
+        if not r_verb and _verb_shaped(toks, r_start, r_max) and not _verb_shaped(
+            toks, l_start, l_end
+        ):
+            return None  # "to march 1 and notify my bank": an action, not a second date
+        if r_verb and same_form and not middles:
+            # "sfo arriving april 1st and returning april 7th": two actions in the list
+            l_start, kind = same_form[-1], "vp"
+            r_end = r_max
+        elif r_verb and not middles and (toks[l_start][3] & D or second & (D | PRON | N)):
             # "off my shopping list and add milk", "set up 2FA and recover my account": the
             # "and" joins two actions, the first one's verb before the preposition
-            form = _verb_form(toks[r_start][0])
-            verbs = [
+            before = [
                 j
                 for j in _verbs(toks, _run_start(toks, anchor), anchor)
                 if _verb_form(toks[j][0]) == form
             ]
-            if not verbs:
+            if not before:
                 return None
-            l_start, kind = verbs[-1], "vp"
+            l_start, kind = before[-1], "vp"
             r_end = r_max
         else:
-            verbs = _verbs(toks, l_start, l_end)
             if verbs and toks[anchor][0] == "to" and verbs[0] == l_start and l_end - l_start > 1:
                 # "to reach the North Pole and the South Pole": objects of the verb
                 l_start = l_start + 1
-            elif _shared_head(toks, l_start, l_end, r_start, r_max, middles):
-                return None  # "in 32 and 34 waist", "for solar and wind power": unsure
             if (
                 toks[anchor][0] == "of"
                 and toks[r_start][3] & D
@@ -273,27 +305,35 @@ def coordination_items(
                     return None
                 l_start, anchor = outer, outer - 1
             r_end = r_max
+            if _shared_head(toks, l_start, l_end, r_start, r_max, middles):
+                # "for my water and gas bills" shares its plural head; "for solar and wind
+                # power", "in 32 and 34 waist" may or may not: unsure
+                if not _plural(toks[r_max - 1][0]):
+                    return None
+                r_end, suffix_shared = units(toks, r_start, r_max)[0][2], True
     else:
-        verbs = _verbs(toks, l_start, l_end)
-        same_form = [
-            j for j in verbs if r_verb and _verb_form(toks[j][0]) == _verb_form(toks[r_start][0])
-        ]
-        if r_verb and toks[r_start][0] in lx.CONSTRAINT_VERBS:
-            return None  # "undo the last commit and keep my changes": one task
         parallel = bool(same_form) and _parallel(toks, same_form[-1], l_end, r_start, r_max)
         if r_verb and parallel and not middles:
             # two actions: "reset my password and update my email"
             l_start, kind = same_form[-1], "vp"
             r_end = r_start + 1 if l_end - l_start == 1 else r_max  # "install and configure"
             suffix_shared = r_end < r_max
-        elif r_verb and same_form and not middles:
+        elif r_verb and verbs and (same_form or form != "ing"):
             # "change my password and enable two-step verification" (two actions) or "change
-            # my username and profile picture" (two objects): the words cannot tell
+            # my username and profile picture" (two objects), "got hired and need help": the
+            # words cannot tell. An "-ing" word before a noun names a kind of thing:
+            # "find my order confirmation and tracking number" lists objects
             return None
+        elif r_verb and not verbs and anchor >= 0 and toks[anchor][3] & (PRON | P):
+            return None  # "do me a favor and put sharpies on my list": two actions
         elif verbs and any(j + 1 < l_end for j in verbs):
-            # objects of a verb: "cook rice and beans", "affect coral reefs and polar bears"
+            # objects of a verb: "cook rice and beans", "affect coral reefs and polar bears";
+            # a verb after the last object ends it: "let my mom and dad know my location"
             l_start = max(j for j in verbs if j + 1 < l_end) + 1
             r_end = r_max
+            later = _verbs(toks, r_start + 1, r_max)
+            if later and not middles:
+                r_end, suffix_shared = later[0], True
         else:
             try:
                 l_start, r_end, suffix_shared = _balanced(
@@ -301,6 +341,15 @@ def coordination_items(
                 )
             except _NoSplit:
                 return None
+    if kind == "vp" and r_end < n and (
+        toks[r_end][3] & WH or (r_end - r_start == 1 and toks[r_end][0] in ("if", "whether"))
+    ):
+        # "and just play what comes next", "and see if I can redeem my points": its object
+        r_end = _clause_end(toks, r_end)
+    if kind == "vp" and any(toks[j][3] & REF for j in range(r_end, n)):
+        return None  # "get my shopping list and order everything on it": "it" is the list
+    if kind == "np" and _modifier_may_be_shared(toks, l_start, l_end, r_start, r_end, middles):
+        return None  # "gusto handcrafted pasta & pizza": "handcrafted" may be shared
 
     if kind == "np":
         l_start = _version_list(toks, l_start, l_end, r_start, r_end)
@@ -362,6 +411,7 @@ def _balanced(
     shared = False
     if len(right) > k_right:
         cut = right[min(k_right, len(right)) - 1][2]
+        singles = middles and all(b - a == 1 for a, b in middles)
         rest_first, rest_last = toks[cut][3], toks[r_max - 1]
         fronted = anchor >= 0 and bool(toks[anchor][3] & AUX) and _fronted(toks, anchor)
         # "Are dolphins and whales mammals?": the predicate of a yes/no question
@@ -371,15 +421,19 @@ def _balanced(
         # date" (the first item is a noun of its own)
         l_last = toks[l_end - 1]
         head = (
-            not middles
+            (not middles or singles)
             and len(left) == 1
             and (_plural(rest_last[0]) or bool(rest_last[3] & FACET))
             and not (l_last[3] & FACET or _plural(l_last[0]))
         )
         if predicate or copula_question or head:
             r_end, shared = cut, True
+        elif middles:
+            raise _NoSplit  # "sick, personal, and vacation days" needs its shared head
         elif _starts_clause(toks, anchor):
             raise _NoSplit  # "My invoice and my app keeps crashing": no evidence, a clause
+        elif _shared_head(toks, l_start, l_end, r_start, r_max, middles):
+            raise _NoSplit  # "a cool and interesting thing": the head may be shared
     return l_begin, r_end, shared
 
 
@@ -391,10 +445,9 @@ def _version_list(toks: list[Token], l_start: int, l_end: int, r_start: int, r_e
         and toks[r_start][3] & NUM
         and l_end - l_start >= 2
         and toks[l_end - 1][3] & NUM
-        and toks[l_end - 2][3] & N
-        and not toks[l_end - 2][3] & NUM
+        and not toks[l_end - 2][3] & (NUM | D)
     ):
-        return l_end - 1
+        return l_end - 1  # also "march 2 and 3", "july second and third"
     return l_start
 
 
@@ -418,14 +471,59 @@ def _shared_head(
     """Whether the last item may end in a head noun that the first one shares ("solar and
     wind power", "32 and 34 waist"): the first item is a lone word, the last one a word of the
     same kind (not a plural: modifiers are singular) followed by more words."""
+    while l_start < l_end - 1 and toks[l_start][3] & D:
+        l_start += 1  # "my water and gas bills": the determiner is the list's
     if middles or l_end - l_start != 1 or toks[l_start][3] & (D | FACET):
         return False
+    number = bool(toks[l_start][3] & NUM)  # "20th and market streets"
     if _plural(toks[l_start][0]):
         return False  # "notifications and email alerts": a plural is a noun of its own
     right = units(toks, r_start, r_max)
     if len(right) < 2 or any(toks[j][3] & D for j in range(r_start, r_max)):
         return False
-    return _class(toks[l_start][3]) == _class(toks[r_start][3])
+    return number or _class(toks[l_start][3]) == _class(toks[r_start][3])
+
+
+def _verb_shaped(toks: list[Token], start: int, end: int) -> bool:
+    """Whether ``toks[start:end]`` looks like a verb and its object ("notify my bank"): a
+    word, then a determiner or a pronoun."""
+    return (
+        end - start >= 2
+        and not toks[start][3] & (D | N | B)
+        and bool(toks[start + 1][3] & (D | PRON))
+    )
+
+
+def _clause_end(toks: list[Token], start: int) -> int:
+    """End of the clause from ``start``: the next sentence mark or the end."""
+    j = start
+    while j < len(toks) and toks[j][0] not in (".", "?", "!", ";"):
+        j += 1
+    return j
+
+
+_ADJECTIVE_ENDINGS = ("ed", "ful", "ous", "able", "ible", "less")
+
+
+def _modifier_may_be_shared(
+    toks: list[Token], l_start: int, l_end: int, r_start: int, r_end: int, middles: list[Span]
+) -> bool:
+    """Whether an adjective before the first item's noun may describe the other item too
+    ("handcrafted pasta & pizza", "unusable and damaged card" aside): the first item is
+    adjective(s) + noun, the other a lone noun. Noun modifiers ("video editing and gaming")
+    are the first item's own."""
+    if middles or r_end - r_start != 1 or toks[r_start][3] & (D | N):
+        return False
+    words = [j for j in range(l_start, l_end) if not toks[j][3] & D]
+    if len(words) < 2:
+        return False
+    for j in words[:-1]:
+        low = toks[j][0]
+        if toks[j][3] & N or len(low) < 5:
+            continue
+        if low.endswith(_ADJECTIVE_ENDINGS) and not low.endswith(("ing", "eed")):
+            return True
+    return False
 
 
 def _body_start(toks: list[Token]) -> int:
@@ -487,6 +585,16 @@ def _plausible(
     for a, b in items:
         if any(toks[j][3] & (REF | PRON) for j in range(a, b)):
             return False
+    # an item with a verb of its own is a clause: "and the printing wore off"
+    if kind == "np":
+        for a, b in items:
+            for j in range(a + 1, b):
+                low, _, _, flags = toks[j]
+                finite = low in lx.IRREGULAR_PAST or low.endswith("ed") or (
+                    strict and low.endswith("s")
+                )
+                if flags & V and finite and not flags & N and not toks[j - 1][3] & (D | V):
+                    return False
     if after is not None and after[3] & PRON:
         return False
     # "between X and Y", "among A, B and C" bind the list
@@ -501,6 +609,14 @@ def _plausible(
     for j in range(1, first[0]):
         if toks[j][0] in lx.RELATIVES and not toks[j - 1][3] & (B | D):
             return False
+    # "the sum of 3, 7, 9, and 24", "the average of A and B": one value of them all
+    if anchor > 0 and toks[anchor][0] == "of" and toks[anchor - 1][0] in lx.AGGREGATES:
+        return False
+    # "add 5 and 89": numbers to be combined
+    if all(b - a == 1 and toks[a][0].isdigit() for a, b in items) and any(
+        t[0] in ("add", "plus", "times") for t in toks
+    ):
+        return False
     # "a gift card and a promo code on the same order": used together
     if any(toks[j][0] in ("same", "together") for j in range(last[1], n)):
         return False
@@ -517,16 +633,18 @@ def _plausible(
     if strict:
         if kind == "vp" or suffix_shared:
             return False
-        if after is not None and not after[3] & (P | PREP | T):
-            return False
+        if _verb_shaped(toks, last[0], last[1]):
+            return False  # "use the map and pinpoint my position": two actions
+        if after is not None and (not after[3] & (P | PREP | T) or after[0] == "to"):
+            return False  # "... and my bank needs to know": a clause
         words = [j for j in range(last[0], last[1]) if not toks[j][3] & D]
         if len(words) > 2:
             return False
-        classes = {_class(toks[a][3]) for a, _ in items}
-        if len(classes) > 1 and not (
-            _class(toks[first[0]][3]) == "det" and len(words) == 1 and "name" not in classes
-        ):
-            return False
+        first_class = "det" if first[0] > 0 and toks[first[0] - 1][3] & D else None
+        classes = {first_class or _class(toks[first[0]][3])}
+        classes |= {_class(toks[a][3]) for a, _ in items[1:]}
+        if len(classes) > 1:
+            return False  # "in my pocket and bent": not two of a kind
     elif not question and kind == "vp" and not suffix_shared and anchor < 0:
         return False
     texts = [" ".join(t[0] for t in toks[a:b]) for a, b in items]

@@ -69,8 +69,8 @@ _QUESTION_START = re.compile(
 )
 _GREETING = re.compile(r"^(?:hi|hello|hey)(?:\s+there)?\s*[,!.]\s*(?=\S)", re.IGNORECASE)
 _COURTESY = re.compile(
-    r"^(?:thanks|thank\s+you|thx|cheers|ty)(?:\s+(?:so\s+much|a\s+lot|very\s+much))?"
-    r"(?:\s*[.!]+)?$",
+    r"^(?:(?:thanks|thank\s+you|thx|cheers|ty)(?:\s+(?:so\s+much|a\s+lot|very\s+much))?"
+    r"|(?:hi|hello|hey)(?:\s+there)?)(?:\s*[.!,]+)?$",
     re.IGNORECASE,
 )
 _LEADING_FILLER = re.compile(
@@ -123,12 +123,14 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     for m in _BREAK.finditer(text):
         mark = text[m.start() - 1]
         if mark == ".":
-            word = text[:m.start() - 1].rsplit(" ", 1)[-1].lower().rstrip(".")
+            word = text[: m.start() - 1].rsplit(" ", 1)[-1].lower().rstrip(".")
             if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
                 continue
-            nxt = text[m.end() : m.end() + 1]
-            if not (nxt.isupper() or _QUESTION_START.match(text, m.end())):
-                continue
+        # a new sentence starts with a capital or a question word ("add help! by the
+        # beatles to my playlist" is one request)
+        nxt = text[m.end() : m.end() + 1]
+        if not (nxt.isupper() or nxt.isdigit() or _QUESTION_START.match(text, m.end())):
+            continue
         out.append((begin, m.start()))
         begin = m.end()
     out.append((begin, len(text)))
@@ -143,6 +145,8 @@ def _starts_question(toks: list[Token], j: int) -> bool:
         return True
     if flags & AUX:
         nxt = toks[j + 1][3]
+        if toks[j][0] in ("have", "has", "had") and nxt & D:
+            return False  # "and have my tires changed": an action, not a question
         return bool(nxt & (PRON | D | PAIR)) or toks[j + 1][0] in lx.SUBJECTS or not nxt & B
     return False
 
@@ -178,10 +182,17 @@ def _clauses(toks: list[Token], length: int) -> list[tuple[int, int]]:
             continue
         if nxt >= n or _words_until_semicolon(toks, nxt) < 3:
             continue  # "...; why" / "... and how much": too short to stand alone
+        if sum(1 for t in toks[:i] if not t[3] & P) - _words_before(toks, begin) < 2:
+            continue  # "what and when is the next holiday": no question before the "and"
         out.append((begin, end))
         begin = toks[nxt][1]
     out.append((begin, length))
     return out
+
+
+def _words_before(toks: list[Token], offset: int) -> int:
+    """Words before character ``offset`` (the start of the current clause)."""
+    return sum(1 for t in toks if t[1] < offset and not t[3] & P)
 
 
 def _slice(toks: list[Token], start: int, end: int) -> list[Token]:

@@ -48,8 +48,16 @@ COMPARISON = words(
 OTHER_BOUNDARIES = words("that whether if please not because although though unless while")
 DETERMINERS = words(
     "the a an my your our their his her its this these those some any each every another "
-    "all no"
+    "all no many much few several"
 )
+#: Ordinals: "july second and third" lists days like "march 2 and 3".
+ORDINALS = words(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth "
+    "thirtieth"
+)
+#: Words of time that name no thing: never an item ("the month and day tomorrow").
+TIME_WORDS = words("today tomorrow tonight yesterday now")
 #: "both A and B", "either A or B": markers before an item, not part of it.
 PAIR_MARKERS = words("both either neither")
 RELATIVES = words("that which who")
@@ -62,8 +70,11 @@ SYMMETRIC = words(
     "correlation correlated correlate link linked together independently similar similarity "
     "similarities alike equivalent interchangeable compatible compatibility related mix "
     "mixed mixing combine combined merge merged share collaborate collaborated compete "
-    "competed rivalry conflict married marry met meet vs versus"
+    "competed rivalry conflict married marry met meet multiply multiplied divide divided "
+    "subtract vs versus"
 )
+#: "the sum of A and B": one value of all the items.
+AGGREGATES = words("sum total average mean ratio product combination")
 #: Words after which a symmetric word is used of each thing on its own ("compatible with
 #: Android", "similar to", "different from").
 DISTRIBUTIVE_AFTER = words("with to from")
@@ -200,6 +211,7 @@ FIXED_PAIRS = (
     "peanut butter and jelly|macaroni and cheese|mac and cheese|ham and cheese|"
     "bath and body works|ben and jerry|tom and jerry|simon and garfunkel|"
     "fast and furious|pride and prejudice|crime and punishment|war and peace|"
-    "buy now and pay later|shipping and handling|hit and miss|track and trace"
+    "buy now and pay later|shipping and handling|hit and miss|track and trace|half and half|"
+    "hundred and|thousand and"
 )
 FIXED_STARTS = frozenset(pair.split()[0] for pair in FIXED_PAIRS.split("|"))

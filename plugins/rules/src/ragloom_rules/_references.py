@@ -97,7 +97,12 @@ def _object(toks: list[Token], verb: int) -> tuple[int, int] | None:
         j += 1
     if j >= n or toks[j][3] & B:
         return None
-    return _noun_phrase(toks, j, predicate=False)
+    span = _noun_phrase(toks, j, predicate=False)
+    if span is not None and span[1] - span[0] >= 2:
+        last = toks[span[1] - 1]
+        if last[3] & V and last[0].endswith("ed") and not toks[span[1] - 2][3] & D:
+            span = (span[0], span[1] - 1)  # "get my tires checked": "checked" says what of it
+    return span
 
 
 def topic(text: str, toks: list[Token]) -> str | None:
@@ -161,6 +166,8 @@ def _is_noun_phrase(toks: list[Token], start: int, end: int) -> bool:
     word counts as a noun after a determiner), no clause word, no list."""
     if end - start < 1 or toks[end - 1][3] & B or (toks[start][3] & D and end - start < 2):
         return False
+    if toks[start][3] & PREP:
+        return False  # "what's up with my 401k": no noun phrase
     for k in range(start, end):
         low, _, _, flags = toks[k]
         if low in ("and", "or", "&", "that", "which", "who"):

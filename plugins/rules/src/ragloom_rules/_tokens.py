@@ -36,7 +36,7 @@ NUM = 524288  # a number or version ("3.13", "20")
 
 Token = tuple[str, int, int, int]
 
-_WORD = re.compile(r"[$€£]?\w(?:[\w'\u2019&+#-]|[./](?=\w))*%?|[^\w\s]")
+_WORD = re.compile(r"[$€£]?\w(?:[\w'\u2019&+#-]|[./](?=\w)|(?<=\d):(?=\d))*%?|[^\w\s]")
 _TIME_AT = re.compile(rf"(?:{lx.TIME})(?!\w)", re.IGNORECASE)
 _FIXED_AT = re.compile(rf"(?:{lx.FIXED_PAIRS})(?!\w)", re.IGNORECASE)
 _NUMBER = re.compile(r"[$€£]?\d[\d.,]*[a-z%]{0,3}$")
@@ -61,6 +61,8 @@ _add(lx.PAIR_MARKERS, B | PAIR)
 _add(lx.SYMMETRIC, SYM)
 _add(lx.FACETS, FACET)
 _add(lx.REFERENCES, REF)
+_add(lx.TIME_WORDS, B | T)
+_add(lx.ORDINALS, NUM)
 for _word in lx.VERBS:
     if not _FLAGS.get(_word, 0) & (B | AUX):
         _FLAGS[_word] = _FLAGS.get(_word, 0) | V
