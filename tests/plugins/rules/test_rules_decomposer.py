@@ -462,6 +462,17 @@ async def test_include_comparison_false_drops_the_comparison_query() -> None:
     ]
 
 
+async def test_without_the_comparison_query_no_word_is_lost() -> None:
+    decomposer = HeuristicDecomposer(include_comparison=False)
+    # "TV" is in no item phrase: the comparison query is kept so that it is not lost
+    question = "Which TV has better picture quality, the LG C3 or the Samsung S90C?"
+    assert await decomposer.transform(question) == [
+        "The LG C3 has better picture quality",
+        "The Samsung S90C has better picture quality",
+        question,
+    ]
+
+
 async def test_a_capped_comparison_keeps_its_comparison_query() -> None:
     decomposer = HeuristicDecomposer(max_sub_queries=2)
     assert await decomposer.transform("React vs Vue vs Angular for large apps") == [

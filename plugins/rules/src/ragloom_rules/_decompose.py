@@ -342,7 +342,12 @@ def _split(
     if compared is not None:
         subs = [s for s in (_finish(c, question, capitalize, True) for c in compared) if s]
         clause.things = compared
-        if include_comparison:
+        kept: set[str] = set()
+        for sub in subs:
+            kept |= content_words(sub)
+        # without the comparison query, the item phrases must still carry every word of it
+        # ("Which TV ..., X or Y?": "TV" is in no phrase): then it is kept anyway
+        if include_comparison or not content_words(text) <= kept:
             subs = [*subs[: max(limit - 1, 0)], whole[0]]
         return subs, True
     if depth >= 3 or relation_word(toks):
