@@ -22,10 +22,15 @@ Without such evidence no word is moved: "video editing and gaming" gives "video 
 
 A coordination is left alone (the question stays whole) when splitting it would change what is
 asked: its items stand in a relation ("disagree", "together", "each other", "between X and
-Y"), an item refers back to another ("read a file and write it"), it sits in a relative clause
-("a job that runs every Monday and Friday"), it is the subject of a statement ("My invoice and
-my app keeps crashing"), or the "and" joins two clauses. Statements and commands get stricter
-checks than questions: only short, parallel noun phrases at the end of the clause split.
+Y", "the sum of A and B", "on the same order"), an item refers back to another ("read a file
+and write it"), it sits in a relative clause ("a job that runs every Monday and Friday"), it
+is the subject of a statement ("My invoice and my app keeps crashing"), or the "and" joins
+two clauses ("... and need help", "one at 12 pm and the next at 1 pm"). It is also left
+alone when the words cannot settle its structure: a lone word facing several ("solar and
+wind power": is "power" shared?), an adjective that may describe both items ("handcrafted
+pasta & pizza"), a verb phrase that may be an object ("change my password and enable
+two-step verification"). Statements and commands get stricter checks than questions: only
+short, parallel noun phrases at the end of the clause split.
 """
 
 from __future__ import annotations
