@@ -1,7 +1,15 @@
-"""Query planning throughput: heuristic decomposer + keyword router, end to end and per stage.
+"""Query planning: decomposition quality and throughput, and out-of-scope calibration.
 
     pip install -e core -e plugins/rules     # no peer library needed
-    python benchmarks/bench_query.py [--n 10000] [--repeat 3]
+    pip install -e plugins/semantic          # for the CLINC150 calibration section
+    python benchmarks/bench_query.py [--n 10000] [--repeat 3] [--skip semantic]
+
+First the quality of ``HeuristicDecomposer`` on the labelled set
+(``tests/plugins/rules/decomposition_set.yaml``: hand-written support, shopping, research and
+technical questions with their expected sub-queries): exact-split accuracy (overall and per
+domain), invariant violations (``decomposition_violations``: an invented or lost content word,
+an unresolved reference), and questions/s on those questions. Invariant violations are also
+counted on the generated questions below.
 
 Plans ``--n`` generated questions (comparisons, coordinated questions, enumerations, time and
 place constraints, single-intent questions; seeded, so every run sees the same ones) through
@@ -21,8 +29,10 @@ No peer library decomposes or routes queries without a model, so the router is c
 with the baseline a user would write by hand, measured in the same run: one whole-word
 ``re.search`` per keyword per route (same keywords, same whole-word semantics, no index).
 If the CLINC150 utterances are in ../shared/data (or $RAGLOOM_SHARED_DATA), real user
-queries are planned too. Each figure is the best of ``--repeat`` runs (the machine is shared).
-Target: >= 5,000 questions/s end to end on one core.
+queries are planned too, and ragloom-semantic's out-of-scope calibration is measured on
+them (see ``bench_semantic.calibration_rows``). Each figure is the best of ``--repeat`` runs
+(the machine is shared). Targets: >= 5,000 questions/s for the decomposer and end to end on
+one core; 0 invariant violations and >= 90% exact splits on the labelled set.
 """
 
 from __future__ import annotations
@@ -32,15 +42,26 @@ import json
 import os
 import random
 import re
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
+import yaml
 from ragloom import MultiQueryRoutingPipeline
 from ragloom.multi_query import OnEmptyDecompositionPolicy, normalize_sub_queries
-from ragloom_rules import HeuristicDecomposer, KeywordRouter, sample_router
+from ragloom_rules import (
+    HeuristicDecomposer,
+    KeywordRouter,
+    decomposition_violations,
+    sample_router,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+LABELLED = REPO / "tests" / "plugins" / "rules" / "decomposition_set.yaml"
+TARGET_QPS, TARGET_EXACT = 5_000, 0.90
 
 PRODUCTS = ["the Pro plan", "the Max plan", "the Mini model", "the Lite edition", "the X200"]
 TECH = ["Python", "Java", "Rust", "Go", "Postgres", "MySQL", "React", "Vue", "Kubernetes"]
@@ -103,14 +124,58 @@ def questions(n: int, seed: int = 0) -> list[str]:
     return [rng.choice(TEMPLATES)(rng) for _ in range(n)]
 
 
-def clinc_utterances() -> list[str] | None:
+def shared_data() -> Path:
     env = os.environ.get("RAGLOOM_SHARED_DATA")
-    root = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data"
-    path = root / "clinc150" / "train_val.json"
+    return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+def clinc_utterances() -> list[str] | None:
+    path = shared_data() / "clinc150" / "train_val.json"
     if not path.is_file():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
     return [u for split in ("train", "val") for u, _ in data[split]]
+
+
+def labelled_quality(repeat: int) -> None:
+    """Exact splits and invariant violations on the labelled set, and its questions/s."""
+    entries = yaml.safe_load(LABELLED.read_text(encoding="utf-8"))
+    decomposer = HeuristicDecomposer()
+    per_domain: dict[str, list[int]] = {}
+    violations = broken = 0
+    misses: list[tuple[str, list[str], list[str]]] = []
+    for entry in entries:
+        question = entry["q"]
+        expected = entry.get("subs", [question])
+        got = decomposer.decompose(question)
+        problems = decomposition_violations(question, got)
+        violations += len(problems)
+        broken += bool(problems)
+        hit = got == expected
+        if not hit:
+            misses.append((question, got, expected))
+        counts = per_domain.setdefault(entry["domain"], [0, 0])
+        counts[0] += hit
+        counts[1] += 1
+    questions = [e["q"] for e in entries]
+    cpu, _ = best(repeat, lambda: [decomposer.decompose(q) for q in questions * 20])
+    n = len(entries)
+    exact = sum(c[0] for c in per_domain.values())
+    compound = sum(1 for e in entries if len(e.get("subs", [])) > 1)
+    print(f"\nlabelled set: {n} questions ({compound} compound, {n - compound} single-intent), "
+          f"{LABELLED.relative_to(REPO)}")
+    print(f"{'domain':<12}{'questions':>10}{'exact splits':>14}")
+    for domain, (hits, total) in sorted(per_domain.items()):
+        print(f"{domain:<12}{total:>10}{hits / total:>14.1%}")
+    print(f"{'all':<12}{n:>10}{exact / n:>14.1%}")
+    print(f"invariant violations: {violations} (in {broken} questions)")
+    for question, got, expected in misses:
+        print(f"  miss: {question!r}\n        got      {got}\n        expected {expected}")
+    rate = 20 * n / cpu
+    print(f"decompose on the labelled set: {rate:,.0f} questions/s (CPU, best of {repeat})")
+    ok = exact / n >= TARGET_EXACT and violations == 0 and rate >= TARGET_QPS
+    print(f"targets (0 violations, >= {TARGET_EXACT:.0%} exact, >= {TARGET_QPS:,}/s): "
+          f"{'met' if ok else 'MISSED'}")
 
 
 def best(repeat: int, fn: Callable[[], Any]) -> tuple[float, float]:
@@ -125,26 +190,31 @@ def best(repeat: int, fn: Callable[[], Any]) -> tuple[float, float]:
 
 
 class NaiveRegexRouter:
-    """The hand-written baseline: one whole-word regex per keyword, routes tried in order."""
+    """The hand-written baseline: one whole-word regex per keyword and per pattern, routes
+    tried in order, a pattern counting ``pattern_weight`` and too little evidence falling
+    back, as in the router."""
 
     def __init__(self, router: KeywordRouter) -> None:
         self.routes = [
             (
                 r.name,
-                [re.compile(rf"(?<!\w){re.escape(k)}(?!\w)", re.IGNORECASE) for k in r.keywords]
-                + [re.compile(p, re.IGNORECASE) for p in r.patterns],
+                [re.compile(rf"(?<!\w){re.escape(k)}(?!\w)", re.IGNORECASE) for k in r.keywords],
+                [re.compile(p, re.IGNORECASE) for p in r.patterns],
             )
             for r in router.routes
         ]
         self.default = router.default_route
+        self.pattern_weight = router.pattern_weight
+        self.min_evidence = router.min_evidence
 
     def route(self, query: str) -> str | None:
-        best_name, best_hits = self.default, 0
-        for name, regexes in self.routes:
-            hits = sum(1 for rx in regexes if rx.search(query))
+        best_name, best_hits = self.default, 0.0
+        for name, keywords, patterns in self.routes:
+            hits = sum(1.0 for rx in keywords if rx.search(query))
+            hits += sum(self.pattern_weight for rx in patterns if rx.search(query))
             if hits > best_hits:
                 best_name, best_hits = name, hits
-        return best_name
+        return best_name if best_hits >= self.min_evidence else self.default
 
 
 def measure(label: str, qs: list[str], repeat: int) -> dict[str, float]:
@@ -184,6 +254,7 @@ def measure(label: str, qs: list[str], repeat: int) -> dict[str, float]:
         anyio.run(run_block)
 
     t_e2e = best(repeat, end_to_end)
+    broken = sum(1 for q, s in zip(qs, decomposed, strict=True) if decomposition_violations(q, s))
     assert len(results) == len(qs)
     assert sum(len(s.routing_plan) for s in results) == len(subs)
     fallbacks = sum(1 for s in results for r in s.routing_plan if r.fallback_reason)
@@ -211,33 +282,54 @@ def measure(label: str, qs: list[str], repeat: int) -> dict[str, float]:
         rate = f"{n / cpu:,.0f}" if cpu > 0 else "-"
         wall_rate = f"{n / wall:,.0f}" if wall > 0 else "-"
         print(f"{name:<34}{cpu:>8.3f}{cpu / n * 1e6:>13.1f}{rate:>13}{wall:>9.3f}{wall_rate:>13}")
+    print(f"invariant violations: {broken} of {n:,} questions")
     print(
         f"router vs hand-written per-keyword regex baseline (CPU): "
         f"{len(subs) / t_route[0]:,.0f} vs {len(subs) / t_naive[0]:,.0f} sub-queries/s "
         f"(x{t_naive[0] / t_route[0]:.1f})"
     )
-    return {"e2e_qps": n / t_e2e[0], "e2e_qps_wall": n / t_e2e[1]}
+    return {
+        "e2e_qps": n / t_e2e[0],
+        "e2e_qps_wall": n / t_e2e[1],
+        "decompose_qps": n / t_dec[0],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["semantic", "throughput"])
     args = parser.parse_args()
 
-    generated = measure("generated questions", questions(args.n), args.repeat)
-    target = 5_000
-    verdict = "meets" if generated["e2e_qps"] >= target else "MISSES"
-    print(
-        f"\nend to end on one core (CPU time): {generated['e2e_qps']:,.0f} questions/s "
-        f"({verdict} the target of {target:,}/s); wall clock on this (shared) machine: "
-        f"{generated['e2e_qps_wall']:,.0f}/s"
-    )
+    print("# query planning benchmark")
+    labelled_quality(args.repeat)
+    if "throughput" not in args.skip:
+        generated = measure("generated questions", questions(args.n), args.repeat)
+        for label, rate in (("decompose", generated["decompose_qps"]),
+                            ("end to end", generated["e2e_qps"])):
+            verdict = "meets" if rate >= TARGET_QPS else "MISSES"
+            print(f"{label} on one core (CPU time): {rate:,.0f} questions/s ({verdict} the "
+                  f"target of {TARGET_QPS:,}/s)")
+        print(f"wall clock on this (shared) machine, end to end: "
+              f"{generated['e2e_qps_wall']:,.0f}/s")
     clinc = clinc_utterances()
     if clinc is None:
-        print("\nCLINC150 not found (../shared/data/clinc150): real-query run skipped")
-    else:
+        print("\nCLINC150 not found (../shared/data/clinc150): real-query runs skipped")
+        return
+    if "throughput" not in args.skip:
         measure("CLINC150 train+val utterances (real user queries)", clinc[: args.n], args.repeat)
+    if "semantic" in args.skip:
+        return
+    try:
+        import ragloom_semantic  # noqa: F401
+    except ImportError:
+        print("\nragloom-semantic not installed: CLINC150 calibration skipped")
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_semantic import Clinc, print_calibration
+
+    print_calibration(Clinc(shared_data()))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,15 @@ async def test_predict_keeps_rationale_and_fallback_data() -> None:
 
 
 @pytest.mark.anyio
+async def test_off_length_sub_queries_reach_retrieval_and_are_reported() -> None:
+    # "solar and wind A" is 4 words, under the 5-12 words the signature asks for
+    decomposer = DSPyDecomposer(lm=per_query())
+    prediction = await decomposer.predict("solar and wind")
+    assert prediction.off_length == ["solar and wind A", "solar and wind B"]
+    assert await decomposer.transform("solar and wind") == prediction.sub_queries
+
+
+@pytest.mark.anyio
 async def test_blank_query_gives_no_sub_queries_without_calling_the_lm() -> None:
     lm = per_query()
     assert await DSPyDecomposer(lm=lm).transform("   ") == []

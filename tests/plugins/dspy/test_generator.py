@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import dspy
 import pytest
@@ -76,6 +75,38 @@ def test_more_than_max_is_truncated() -> None:
     result = run(answering([f"sub query {i}" for i in range(8)]), max_subqueries=3)
     assert result.sub_queries == ["sub query 0", "sub query 1", "sub query 2"]
     assert result.fallback_reason is None
+
+
+def test_sub_queries_outside_the_declared_length_are_kept_and_flagged(caplog) -> None:
+    answer = [
+        "Germany renewable energy adoption since 2020",  # 6 words: inside 5-12
+        "France solar",  # 2 words: too short
+        "a very long sub-query that goes on and on well past the twelve words asked",
+    ]
+    with caplog.at_level("INFO", logger="ragloom_dspy.generator"):
+        result = run(answering(answer))
+    assert result.sub_queries == answer  # nothing dropped: a short one may still be a facet
+    assert result.off_length == [answer[1], answer[2]]
+    assert result.fallback is False and result.fallback_reason is None
+    assert "2 of 3 sub-queries" in caplog.text and "outside 5-12 words" in caplog.text
+
+
+def test_the_word_range_is_a_setting() -> None:
+    answer = ["solar Germany", "wind power in France since 2020"]
+    assert run(answering(answer), word_range=(2, 3)).off_length == [answer[1]]
+    assert run(answering(answer), word_range=None).off_length == []
+    assert SubQueryGenerator().word_range == (5, 12)  # what the signature asks for
+
+
+@pytest.mark.parametrize("word_range", [(0, 3), (4, 3), (1,), "5-12", (1.5, 3), (True, 3)])
+def test_a_bad_word_range_is_refused(word_range: object) -> None:
+    with pytest.raises(ValueError, match="word_range must be None or two integers"):
+        SubQueryGenerator(word_range=word_range)  # type: ignore[arg-type]
+
+
+def test_a_fallback_rewrite_is_not_flagged() -> None:
+    result = run(scripted_lm([RuntimeError("down")]), "Why?")
+    assert result.fallback is True and result.off_length == []
 
 
 def test_below_minimum_keeps_the_valid_sub_queries() -> None:
@@ -232,13 +263,12 @@ def test_batch_generate_runs_concurrently_under_the_bound_in_order() -> None:
     lm = scripted_lm(per_query, delay=DELAY)
     generator = SubQueryGenerator(max_concurrency=8)
     with dspy.context(lm=lm):
-        start = time.perf_counter()
         results = generator.batch_generate(QUERIES)
-        elapsed = time.perf_counter() - start
     check_batch(results)
     assert engine_of(lm).calls == 32
-    assert engine_of(lm).max_in_flight <= 8
-    assert elapsed < 12 * DELAY  # ~4 sleeps at bound 8; 32 sleeps if sequential
+    # concurrent (calls overlapped while each one slept), never beyond the bound; counted,
+    # not timed, so that a loaded machine cannot make it flaky
+    assert 1 < engine_of(lm).max_in_flight <= 8
 
 
 @pytest.mark.anyio
@@ -246,12 +276,9 @@ async def test_abatch_generate_runs_concurrently_under_the_bound_in_order() -> N
     lm = scripted_lm(per_query, delay=DELAY)
     generator = SubQueryGenerator(max_concurrency=8)
     with dspy.context(lm=lm):
-        start = time.perf_counter()
         results = await generator.abatch_generate(QUERIES)
-        elapsed = time.perf_counter() - start
     check_batch(results)
-    assert engine_of(lm).max_in_flight <= 8
-    assert elapsed < 12 * DELAY
+    assert 1 < engine_of(lm).max_in_flight <= 8
 
 
 @pytest.mark.parametrize("batch", ["threads", "tasks"])

@@ -150,12 +150,61 @@ async def test_regex_patterns_vote_case_insensitively() -> None:
             {"name": "d"},
         ],
         default_route="d",
+        pattern_weight=1.0,
     )
     decision = await r.decide("Where is ORDER #12345?")
     # orders: 1 pattern; other: the keyword "order": a tie, won by the first declared
     assert decision.route == "orders"
     assert decision.runner_up == "other"
     assert (await r.decide("order 12")).route == "other"
+
+
+WEAK = [
+    {"name": "news", "keywords": ["outage", "announcement"], "patterns": [r"\b(?:19|20)\d{2}\b"]},
+    {"name": "billing", "keywords": ["invoice", "charged"], "patterns": [r"[$€£]\s?\d"]},
+    {"name": "general"},
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "weak_route"),
+    [
+        ("How has unemployment changed since 1990?", "news"),
+        ("Which laptop under $1000 is best for gaming?", "billing"),
+    ],
+)
+async def test_a_lone_pattern_is_weak_evidence_and_falls_back(query: str, weak_route: str) -> None:
+    decision = await KeywordRouter(WEAK, default_route="general").decide(query)
+    assert decision.route == "general"
+    assert decision.fallback_reason == "low confidence"
+    # the weak candidate is reported, with its score (a pattern counts half a keyword)
+    assert decision.runner_up == weak_route
+    assert decision.score == decision.runner_up_score == pytest.approx(1 / 3)
+
+
+async def test_a_pattern_with_a_keyword_or_a_second_pattern_decides() -> None:
+    router = KeywordRouter(WEAK, default_route="general")
+    decision = await router.decide("Why was I charged $20 twice?")
+    assert (decision.route, decision.fallback_reason) == ("billing", None)
+    assert decision.score == pytest.approx(1.5 / 2.5)
+    assert (await router.decide("The 2019 and 2020 outage")).route == "news"
+
+
+async def test_min_evidence_and_pattern_weight_are_settings() -> None:
+    eager = KeywordRouter(WEAK, default_route="general", min_evidence=0)
+    assert (await eager.decide("since 1990")).route == "news"
+    strict = KeywordRouter(WEAK, default_route="general", min_evidence=2)
+    assert (await strict.decide("my invoice")).fallback_reason == "low confidence"
+    assert (await strict.decide("my invoice was charged twice")).route == "billing"
+    full = KeywordRouter(WEAK, default_route="general", pattern_weight=1.0)
+    assert (await full.decide("since 1990")).route == "news"
+
+
+async def test_weak_evidence_without_a_default_route_still_decides() -> None:
+    router = KeywordRouter(WEAK[:2])
+    decision = await router.decide("since 1990")
+    assert (decision.route, decision.fallback_reason) == ("news", None)
+    assert decision.score == pytest.approx(1 / 3)
 
 
 async def test_weights_scale_raw_scores() -> None:
@@ -204,6 +253,7 @@ def test_config_round_trip_through_json() -> None:
     )
     assert rebuilt.valid_routes == r.valid_routes
     assert data["default_route"] == "general"
+    assert (data["min_evidence"], data["pattern_weight"]) == (1.0, 0.5)
     assert data["routes"][0] == {
         "name": "billing",
         "description": "",
@@ -277,6 +327,21 @@ def test_bad_configurations(routes: object, default: str | None, message: str) -
     with pytest.raises(ConfigurationError, match=message) as info:
         KeywordRouter(routes, default_route=default)  # type: ignore[arg-type]
     assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"min_evidence": -1}, "min_evidence must be a finite number >= 0"),
+        ({"min_evidence": float("nan")}, "min_evidence"),
+        ({"min_evidence": True}, "min_evidence"),
+        ({"pattern_weight": 0}, "pattern_weight must be a finite number > 0"),
+        ({"pattern_weight": "1"}, "pattern_weight"),
+    ],
+)
+def test_bad_evidence_settings(kwargs: dict, message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        KeywordRouter(ROUTES, default_route="general", **kwargs)
 
 
 async def test_non_string_query_becomes_a_fallback_with_the_error() -> None:

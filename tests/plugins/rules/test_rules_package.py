@@ -21,6 +21,7 @@ def test_public_exports() -> None:
         "KeywordRoute",
         "KeywordRouter",
         "complexity",
+        "decomposition_violations",
         "sample_router",
         "__version__",
     }
@@ -33,7 +34,8 @@ def test_public_exports() -> None:
 def test_complexity_stays_light() -> None:
     # Only the core's light ``ragloom.signals`` (and the lazy ``ragloom`` package) load.
     code = (
-        "import sys; from ragloom_rules import complexity; assert complexity('a and b') == 2; "
+        "import sys; from ragloom_rules import complexity, decomposition_violations; "
+        "assert complexity('a and b') == 2; assert decomposition_violations('a b', ['a b']) == []; "
         "print(sorted(m for m in ('pydantic', 'anyio', 'pluggy', 'ragloom.models') "
         "if m in sys.modules))"
     )
@@ -74,6 +76,36 @@ def test_registry_builds_the_components_by_name() -> None:
     assert registry.name_of(KeywordRouter([{"name": "b"}], "b")) == ("router", "keyword")
 
 
+SAMPLE_ROUTES = [
+    ("Why was I charged twice on my credit card?", "billing"),
+    ("Where can I download my invoice for March?", "billing"),
+    ("How do I cancel my subscription?", "billing"),
+    ("Can I pay with PayPal?", "billing"),
+    ("I was overcharged $40 on my last bill", "billing"),
+    ("The app crashes with error code E-1234 after the update", "technical_support"),
+    ("I can't log in after resetting my password", "technical_support"),
+    ("Bluetooth keeps disconnecting from my laptop", "technical_support"),
+    ("How do I set up two-factor authentication?", "technical_support"),
+    ("What is your return policy for opened items?", "policies"),
+    ("How long is the warranty on refurbished phones?", "policies"),
+    ("What are the terms of service for business accounts?", "policies"),
+    ("Is the Max model in stock in blue?", "products"),
+    ("What are the dimensions and weight of the Pro edition?", "products"),
+    ("Is the charger compatible with older models?", "products"),
+    ("How much does the Pro plan cost?", "products"),
+    ("Any news about the outage yesterday?", "news"),
+    ("When was the partnership with Acme announced?", "news"),
+    ("Where can I read the changelog for the latest release?", "news"),
+    # questions about none of the routes: a year, an amount, a date word decide nothing
+    ("How has unemployment changed since 1990?", "general"),
+    ("Which laptop under $1000 is best for gaming?", "general"),
+    ("Who won the match in 2022?", "general"),
+    ("What's the weather like today?", "general"),
+    ("Is $5 a good tip for a $30 meal?", "general"),
+    ("How do I make a sourdough starter?", "general"),
+]
+
+
 async def test_sample_router_routes_and_falls_back() -> None:
     router = sample_router()
     assert router.valid_routes == (
@@ -85,17 +117,14 @@ async def test_sample_router_routes_and_falls_back() -> None:
         "general",
     )
     assert router.default_route == "general"
-    expectations = {
-        "Why was I charged twice on my credit card?": "billing",
-        "The app crashes with error code E-1234 after the update": "technical_support",
-        "What is your return policy for opened items?": "policies",
-        "Is the Max model in stock in blue?": "products",
-        "Any news about the outage yesterday?": "news",
-    }
-    for query, route in expectations.items():
+    for query, route in SAMPLE_ROUTES:
         assert (await router.decide(query)).route == route, query
     fallback = await router.decide("Tell me a joke")
     assert (fallback.route, fallback.fallback_reason) == ("general", "no keyword matched")
+    # a year or an amount of money alone is no evidence of a route
+    weak = await router.decide("Which laptop under $1000 is best for gaming?")
+    assert (weak.route, weak.fallback_reason) == ("general", "no keyword matched")
+    assert (await router.decide("What happened in 2008?")).route == "general"
 
 
 def test_sample_router_rebuilds_from_its_config() -> None:
@@ -197,7 +226,7 @@ name = "keyword"
 [query.router.params]
 default_route = "general"
 routes = [
-  { name = "billing", keywords = ["invoice", "refund"], patterns = ['[$€£]\\s?\\d'] },
+  { name = "billing", keywords = ["invoice", "refund", "charged"], patterns = ['[$€£]\\s?\\d'] },
   { name = "tech", keywords = ["error", "crash", "log in"], weight = 1.5 },
   { name = "general", description = "catch-all: no keywords" },
 ]
@@ -215,7 +244,11 @@ async def test_the_documented_pipeline_file_works(tmp_path) -> None:
         ("Why was I charged $20 twice?", "billing", None),
         ("How do I fix error 42?", "tech", None),
     ]
+    assert state.routing_plan[0].score == pytest.approx(0.6)  # "charged" + half a pattern
     assert state.routing_plan[1].score == pytest.approx(0.6)  # 1.5 / 2.5
+    (weak,) = (await pipeline.run(["Any laptop under $900?"]))[0].routing_plan
+    assert (weak.route, weak.fallback_reason) == ("general", "low confidence")
+    assert weak.runner_up == "billing"
 
 
 async def test_components_survive_pickling() -> None:

@@ -68,6 +68,22 @@ async def test_route_and_route_many_agree(routers) -> None:
     assert router.route_many([]) == []
 
 
+def test_linear_scores_are_similarities_discounted_by_the_head(routers) -> None:
+    discounted = routers["linear"]
+    plain = SemanticRouter(ROUTES, "general", confidence="similarity")
+    queries = [q for qs in IN_SCOPE.values() for q in qs] + OUT_OF_SCOPE
+    for query, d, s in zip(queries, discounted.route_many(queries), plain.route_many(queries),
+                           strict=True):
+        assert d.route == s.route  # the same route: only the score differs
+        probability = discounted.scores(query)[d.route]
+        assert d.score == pytest.approx(s.score * probability**0.5, rel=1e-5)
+        assert d.score <= s.score
+    assert plain.config()["confidence"] == "similarity"
+    assert discounted.config()["confidence"] == "discounted"
+    with pytest.raises(ConfigurationError, match="confidence must be one of"):
+        SemanticRouter(ROUTES, confidence="sure")  # type: ignore[arg-type]
+
+
 def test_global_threshold_sends_unrelated_queries_to_the_default(routers) -> None:
     router = SemanticRouter(ROUTES, "general", threshold=0.45)
     in_scope = [q for qs in IN_SCOPE.values() for q in qs]
@@ -266,6 +282,75 @@ def test_fit_with_min_recall_and_per_route() -> None:
     assert per_route.config()["routes"][0]["threshold"] == learned["weather"]
 
 
+# A labelled set for fit: many in-scope utterances, a few out-of-scope ones, some of which
+# share words with the routes (so that no threshold separates them perfectly).
+FIT_IN = [
+    ("will it rain tomorrow", "weather"), ("how cold is it tonight", "weather"),
+    ("is it sunny at the weekend", "weather"), ("will it snow this afternoon", "weather"),
+    ("what's the weather like", "weather"), ("how hot will it be tomorrow", "weather"),
+    ("I was charged twice", "billing"), ("how do I get a refund", "billing"),
+    ("where is my invoice", "billing"), ("update my credit card", "billing"),
+    ("refund my subscription", "billing"), ("why was my card charged", "billing"),
+    ("recipe for pasta", "cooking"), ("how long to boil an egg", "cooking"),
+    ("how do I bake bread", "cooking"), ("what can I cook with rice", "cooking"),
+    ("tomato sauce recipe", "cooking"), ("cook chicken at home", "cooking"),
+]
+FIT_OOS = ["tell me a joke", "who won the match", "how do I get to the airport",
+           "is it a good time to buy a house"]
+
+
+def fitted(**kwargs: object) -> SemanticRouter:
+    router = SemanticRouter(ROUTES, "general", scoring="knn", encoder=HashingEncoder())
+    utterances = [u for u, _ in FIT_IN] + FIT_OOS
+    labels: list[str | None] = [r for _, r in FIT_IN] + [None] * len(FIT_OOS)
+    return router.fit(utterances, labels, **kwargs)
+
+
+def test_fit_keeps_a_calibration_that_matches_the_decisions() -> None:
+    router = fitted()
+    calibration = router.calibration
+    assert calibration is not None and calibration.criterion == "balanced"
+    assert calibration.threshold == router.threshold
+    assert (calibration.in_scope, calibration.out_of_scope) == (len(FIT_IN), len(FIT_OOS))
+    decisions = router.route_many([u for u, _ in FIT_IN] + FIT_OOS)
+    right = sum(d.route == r for d, (_, r) in zip(decisions, FIT_IN, strict=False))
+    rejected = sum(d.is_fallback for d in decisions[len(FIT_IN) :])
+    assert calibration.chosen.in_scope_accuracy == pytest.approx(right / len(FIT_IN))
+    assert calibration.chosen.oos_rejection == pytest.approx(rejected / len(FIT_OOS))
+    # the curve: one point per rejection level, thresholds rising, accuracy falling
+    curve = calibration.curve
+    assert [round(p.oos_rejection * 20) >= i for i, p in enumerate(curve)] == [True] * 21
+    assert curve[0].threshold is None and curve[0].oos_rejection == 0
+    cuts = [p.threshold for p in curve[1:]]
+    assert cuts == sorted(cuts)
+    accuracy = [p.in_scope_accuracy for p in curve]
+    assert accuracy == sorted(accuracy, reverse=True)
+    table = calibration.table()
+    assert "<- chosen" in table and "criterion: balanced" in table
+
+
+def test_balanced_rejects_at_least_as_much_as_most_right_outcomes() -> None:
+    balanced = fitted().calibration
+    accuracy = fitted(criterion="accuracy").calibration
+    assert balanced is not None and accuracy is not None
+    assert balanced.chosen.oos_rejection >= accuracy.chosen.oos_rejection
+    assert accuracy.chosen.oos_rejection + accuracy.chosen.in_scope_accuracy <= (
+        balanced.chosen.oos_rejection + balanced.chosen.in_scope_accuracy + 1e-9
+    )
+
+
+@pytest.mark.parametrize("share", [0.25, 0.5, 0.75, 1.0])
+def test_fit_with_a_target_out_of_scope_recall(share: float) -> None:
+    router = fitted(oos_recall=share)
+    calibration = router.calibration
+    assert calibration is not None and calibration.criterion == f"oos_recall={share:g}"
+    assert calibration.chosen.oos_rejection >= share
+    # the lowest threshold that gets there: the curve's point for that level
+    assert router.threshold == calibration.point(share).threshold
+    decisions = router.route_many(FIT_OOS)
+    assert sum(d.is_fallback for d in decisions) / len(FIT_OOS) >= share
+
+
 @pytest.mark.parametrize(
     ("utterances", "labels", "kwargs", "message"),
     [
@@ -275,6 +360,10 @@ def test_fit_with_min_recall_and_per_route() -> None:
         (["a"], ["weather"], {}, "out-of-scope utterances"),
         (["a"], ["weather"], {"min_recall": 0}, "min_recall"),
         ("ab", ["weather", None], {}, "sequences"),
+        (["a", "b"], ["weather", None], {"criterion": "best"}, "criterion must be one of"),
+        (["a", "b"], ["weather", None], {"oos_recall": 1.5}, "oos_recall must be in"),
+        (["a", "b"], ["weather", None], {"oos_recall": 0.5, "min_recall": 0.5}, "not both"),
+        ([None], [None], {"min_recall": 0.5}, "min_recall needs in-scope"),
     ],
 )
 def test_fit_rejects_bad_input(utterances, labels, kwargs, message) -> None:
@@ -328,6 +417,21 @@ def test_save_without_embeddings_and_bad_files(tmp_path: Path) -> None:
         SemanticRouter.load(tmp_path / "other.json")
     with pytest.raises(ConfigurationError, match="cannot read saved router"):
         SemanticRouter.load(tmp_path / "missing.json")
+
+
+def test_a_router_saved_before_discounted_scores_keeps_its_score_scale(tmp_path: Path) -> None:
+    router = SemanticRouter(ROUTES, "general", threshold=0.3, encoder=HashingEncoder())
+    path = router.save(tmp_path / "old.json")
+    document = json.loads(path.read_text())
+    document["version"] = 1
+    del document["config"]["confidence"]
+    path.write_text(json.dumps(document))
+    loaded = SemanticRouter.load(path, encoder=HashingEncoder())
+    assert loaded.confidence == "similarity" and loaded.threshold == 0.3
+    document["version"] = 7
+    path.write_text(json.dumps(document))
+    with pytest.raises(ConfigurationError, match="unsupported saved router version 7"):
+        SemanticRouter.load(path, encoder=HashingEncoder())
 
 
 def test_fitted_thresholds_survive_save_and_load(tmp_path: Path) -> None:

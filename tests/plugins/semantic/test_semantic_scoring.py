@@ -10,8 +10,10 @@ from ragloom_semantic._scoring import (
     LinearHead,
     RouteIndex,
     accuracy_threshold,
+    balanced_threshold,
     prototype_labels,
     recall_threshold,
+    rejection_threshold,
     spherical_kmeans,
     top_two,
     train_linear_head,
@@ -165,3 +167,55 @@ def test_recall_threshold_keeps_the_fraction() -> None:
         recall_threshold(scores, 0)
     with pytest.raises(ValueError):
         recall_threshold(np.array([]), 0.5)
+
+
+def test_balanced_threshold_weighs_both_classes_equally() -> None:
+    # 20 right in-scope scores spread over 0.30..0.87, 2 out-of-scope at 0.35 and 0.4
+    keep = np.linspace(0.3, 0.87, 20)
+    scores = np.concatenate([keep, [0.35, 0.4]])
+    accept = np.concatenate([np.ones(20, bool), [False, False]])
+    reject = ~accept
+    # most right outcomes: rejecting both costs 4 in-scope items, so nothing is rejected...
+    assert accuracy_threshold(scores, accept, reject) is None
+    # ...while each class counting the same rejects both (2/2) for 4/20 of the in-scope
+    cut = balanced_threshold(scores, accept, reject)
+    assert cut is not None and 0.4 < cut < 0.42
+    assert (scores[reject] < cut).all() and (scores[accept] >= cut).sum() == 16
+
+
+def test_balanced_threshold_counts_wrong_in_scope_items_in_their_class() -> None:
+    # two right in-scope items (0.2, 0.9), one routed wrongly (0.5), two out-of-scope
+    scores = np.array([0.2, 0.9, 0.5, 0.25, 0.95])
+    accept = np.array([True, True, False, False, False])
+    reject = np.array([False, False, False, True, True])
+    # each rejection costs a right in-scope item: even when both classes weigh 1/2 an item, a
+    # gain when the wrong item counts in the in-scope class (each in-scope item weighs 1/3)
+    assert balanced_threshold(scores, accept, reject) is None
+    assert balanced_threshold(scores, accept, reject, n_keep=3) is not None
+    assert balanced_threshold(scores, accept, np.zeros(5, bool)) is None
+
+
+def test_rejection_threshold_rejects_at_least_the_share() -> None:
+    scores = np.arange(1, 11) / 10
+    cut = rejection_threshold(scores, 0.75)
+    assert (scores < cut).mean() >= 0.75
+    assert 0.8 < cut < 0.81  # the lowest such threshold: just above the 8th score
+    assert (scores < rejection_threshold(scores, 1.0)).all()
+    with pytest.raises(ValueError):
+        rejection_threshold(scores, 0)
+    with pytest.raises(ValueError):
+        rejection_threshold(np.array([]), 0.5)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=40),
+    st.floats(0.01, 1.0),
+)
+def test_rejection_threshold_property(scores: list[float], share: float) -> None:
+    s = np.asarray(scores)
+    cut = rejection_threshold(s, share)
+    assert (s < cut).mean() >= share - 1e-9
+    below = s[s < cut]
+    # no lower threshold rejects enough: dropping the highest rejected score loses the target
+    assert (s < below.max()).mean() < share

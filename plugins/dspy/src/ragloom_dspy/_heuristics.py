@@ -27,13 +27,13 @@ __all__ = [
     "fallback_rewrite",
 ]
 
-#: Spec 002's conversational stop-words removed by the fallback rewrite.
+#: Conversational stop-words removed by the fallback rewrite.
 FALLBACK_STOP_WORDS: frozenset[str] = frozenset({"how", "what", "why", "i", "me", "my"})
 _PUNCT = string.punctuation + "\u2018\u2019\u201c\u201d\u00bf\u00a1"
 
 
 def complexity_score(query: str) -> int:
-    """Spec 002's raw complexity score: 1 plus one per signal present in ``query``.
+    """The raw complexity score: 1 plus one per signal present in ``query``.
 
     Signals: comparison language, conjunction language, more than ten words, list punctuation,
     words matched whole and case-insensitively ("and" does not match "standard"); the one
@@ -67,7 +67,7 @@ def determine_complexity(query: str, min_subqueries: int = 2, max_subqueries: in
 
 
 def fallback_rewrite(query: str) -> str:
-    """Spec 002's fallback: ``query`` without conversational stop-words, never empty.
+    """The fallback rewrite: ``query`` without conversational stop-words, never empty.
 
     A word is dropped when, lower-cased and stripped of surrounding punctuation, it is one of
     :data:`FALLBACK_STOP_WORDS`. If nothing is left ("How? Why?"), the stripped original is

@@ -1,8 +1,10 @@
-"""``SubQueryGenerator``: spec 002's DSPy module, without the defects of the system it describes.
+"""``SubQueryGenerator``: a DSPy module that splits a query into focused sub-queries.
 
 It splits a multi-faceted query into focused sub-queries with ``dspy.ChainOfThought`` and never
 raises on model trouble: an LM error or an unreadable answer becomes a fallback rewrite of the
 query, reported as data (``fallback``, ``fallback_reason``) as well as in the rationale.
+Sub-queries outside the length the signature asks for (5-12 words) are kept and reported in
+``off_length``.
 The LM is whatever DSPy's settings hold where it is called (``dspy.context(lm=...)``); the
 batch methods carry the caller's DSPy context into their worker threads and tasks.
 """
@@ -23,7 +25,7 @@ from dspy.utils.exceptions import AdapterParseError
 from ._heuristics import check_bounds, clamp, complexity_score, fallback_rewrite
 from ._parsing import clean_sub_queries, parse_sub_queries
 from .errors import NoLMConfiguredError
-from .signatures import SubQueryListSignature, SubQuerySignature
+from .signatures import SUB_QUERY_WORDS, SubQueryListSignature, SubQuerySignature
 
 __all__ = ["BELOW_MINIMUM", "SubQueryGenerator"]
 
@@ -55,9 +57,32 @@ def _short(text: str) -> str:
     return text if len(text) <= _MAX_REASON_CHARS else text[: _MAX_REASON_CHARS - 3] + "..."
 
 
+def _check_word_range(word_range: Any) -> tuple[int, int] | None:
+    if word_range is None:
+        return None
+    if (
+        not isinstance(word_range, tuple | list)
+        or len(word_range) != 2
+        or any(isinstance(v, bool) or not isinstance(v, int) for v in word_range)
+        or not 1 <= word_range[0] <= word_range[1]
+    ):
+        raise ValueError(
+            f"word_range must be None or two integers (low, high) with 1 <= low <= high, "
+            f"got {word_range!r}"
+        )
+    return (int(word_range[0]), int(word_range[1]))
+
+
+def _off_length(sub_queries: list[str], word_range: tuple[int, int] | None) -> list[str]:
+    if word_range is None:
+        return []
+    low, high = word_range
+    return [s for s in sub_queries if not low <= len(s.split()) <= high]
+
+
 def _reasoning(result: Any) -> str | None:
-    # DSPy's ChainOfThought names its field ``reasoning``; spec 002's system read ``rationale``,
-    # which no longer exists, so every call of it fell back. Read the current field.
+    # DSPy's ChainOfThought names its field ``reasoning``; an older API named it
+    # ``rationale``, which no longer exists. Read the current field.
     value = result.get("reasoning") if hasattr(result, "get") else None
     return value if isinstance(value, str) and value.strip() else None
 
@@ -94,10 +119,18 @@ class SubQueryGenerator(dspy.Module):  # type: ignore[misc]
 
     ``max_concurrency`` bounds how many queries :meth:`batch_generate` (threads) and
     :meth:`abatch_generate` (tasks) send to the LM at once. ``list_output=True`` declares the
-    output field as ``list[str]`` (:class:`SubQueryListSignature`) instead of spec 002's
-    string holding JSON: use it with DSPy's ``JSONAdapter`` and an LM that honours a JSON
-    schema (structured outputs, a llama.cpp grammar). Raises ``ValueError`` unless
-    ``1 <= min_subqueries <= max_subqueries`` and ``max_concurrency >= 1``.
+    output field as ``list[str]`` (:class:`SubQueryListSignature`) instead of a string
+    holding JSON: use it with DSPy's ``JSONAdapter`` and an LM that honours a JSON schema
+    (structured outputs, a llama.cpp grammar).
+
+    ``word_range`` is the length the signature asks of each sub-query, ``(5, 12)`` words: a
+    sub-query outside it is kept (dropping it could lose a facet of the query) but listed in
+    the prediction's ``off_length`` and logged, so that callers can see the model ignored
+    the rule; ``None`` turns the check off.
+
+    Raises ``ValueError`` unless ``1 <= min_subqueries <= max_subqueries``,
+    ``max_concurrency >= 1`` and ``word_range`` is ``None`` or ``(low, high)`` with
+    ``1 <= low <= high``.
     """
 
     def __init__(
@@ -107,9 +140,11 @@ class SubQueryGenerator(dspy.Module):  # type: ignore[misc]
         max_concurrency: int = 8,
         *,
         list_output: bool = False,
+        word_range: tuple[int, int] | None = SUB_QUERY_WORDS,
     ) -> None:
         super().__init__()
         check_bounds(min_subqueries, max_subqueries)
+        self.word_range = _check_word_range(word_range)
         self.min_subqueries = min_subqueries
         self.max_subqueries = max_subqueries
         self.max_concurrency = _check_positive_int("max_concurrency", max_concurrency)
@@ -133,14 +168,14 @@ class SubQueryGenerator(dspy.Module):  # type: ignore[misc]
     # -- the complexity heuristic -------------------------------------------------------------
 
     def determine_complexity(self, query: str) -> int:
-        """Spec 002's estimate of how many sub-queries ``query`` needs, clamped to the bounds.
+        """An estimate of how many sub-queries ``query`` needs, clamped to the bounds.
 
         One, plus one per signal: comparison words, conjunctions, more than ten words, list
         punctuation. Words match whole and case-insensitively ("and" is not in "standard").
         """
         return clamp(complexity_score(query), self.min_subqueries, self.max_subqueries)
 
-    #: Spec 002's name for :meth:`determine_complexity`.
+    #: The older, private name of :meth:`determine_complexity`, kept for callers of it.
     _determine_complexity = determine_complexity
 
     def target_count(self, query: str, num_subqueries: int | None = None) -> int:
@@ -160,7 +195,9 @@ class SubQueryGenerator(dspy.Module):  # type: ignore[misc]
         chain-of-thought ``reasoning``, or a description of the fallback), ``fallback``
         (whether the sub-queries are the fallback rewrite), ``fallback_reason`` (why, or
         ``"below minimum"`` when fewer valid sub-queries than ``min_subqueries`` were kept,
-        else ``None``) and ``num_subqueries`` (the count asked of the model).
+        else ``None``), ``num_subqueries`` (the count asked of the model) and
+        ``off_length`` (the model's sub-queries outside ``word_range``, in order; ``[]`` for a
+        fallback rewrite, which is the user's own words).
         Raises only for a bad argument (a non-string or blank query, a non-integer count) or
         :class:`~ragloom_dspy.errors.NoLMConfiguredError` when no LM is set at all.
         """
@@ -208,6 +245,7 @@ class SubQueryGenerator(dspy.Module):  # type: ignore[misc]
             fallback=True,
             fallback_reason=reason,
             num_subqueries=target,
+            off_length=[],
         )
 
     def _finish(self, query: str, target: int, result: Any) -> dspy.Prediction:
@@ -225,12 +263,21 @@ class SubQueryGenerator(dspy.Module):  # type: ignore[misc]
             return self._fallback(query, target, reason, rationale)
         # Below the minimum: keep what the model got right and say it is short.
         short = len(sub_queries) < self.min_subqueries
+        kept = sub_queries[: self.max_subqueries]
+        off_length = _off_length(kept, self.word_range)
+        if off_length:
+            low, high = self.word_range or (0, 0)
+            logger.info(
+                "%d of %d sub-queries for %r are outside %d-%d words: %r",
+                len(off_length), len(kept), query, low, high, off_length,
+            )
         return dspy.Prediction(
-            sub_queries=sub_queries[: self.max_subqueries],
+            sub_queries=kept,
             rationale=rationale or "",
             fallback=False,
             fallback_reason=BELOW_MINIMUM if short else None,
             num_subqueries=target,
+            off_length=off_length,
         )
 
     # -- many queries -----------------------------------------------------------------------------
@@ -257,7 +304,7 @@ class SubQueryGenerator(dspy.Module):  # type: ignore[misc]
             return [f.result() for f in futures]
 
     def batch_generate(self, queries: Sequence[str]) -> list[list[str]]:
-        """Spec 002's batch call: one list of sub-queries per query, in input order, computed
+        """One list of sub-queries per query, in input order, computed
         concurrently (see :meth:`batch_predict` for the predictions with rationales)."""
         return [p.sub_queries for p in self.batch_predict(queries)]
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import dspy
 
-__all__ = ["RouteSignature", "SubQueryListSignature", "SubQuerySignature"]
+__all__ = ["SUB_QUERY_WORDS", "RouteSignature", "SubQueryListSignature", "SubQuerySignature"]
+
+#: The length the signatures ask of each sub-query, in words (inclusive); the generator
+#: reports the sub-queries outside it.
+SUB_QUERY_WORDS: tuple[int, int] = (5, 12)
+_LENGTH = f"{SUB_QUERY_WORDS[0]}-{SUB_QUERY_WORDS[1]} words long"
 
 
 _INSTRUCTIONS = """\
@@ -29,14 +34,14 @@ class SubQuerySignature(dspy.Signature):  # type: ignore[misc]
 
     original_query: str = dspy.InputField(desc=_ORIGINAL_QUERY)
     num_subqueries: int = dspy.InputField(desc=_NUM_SUBQUERIES)
-    # A string holding JSON, as spec 002 describes it: the generator parses it itself (code
+    # A string holding JSON: the generator parses it itself (code
     # fences, prose around the array, Python lists), so a sloppy answer degrades to a fallback
     # instead of an adapter parse error and a second LM call.
     sub_queries: str = dspy.OutputField(
         desc=(
             "A JSON array of optimized sub-query strings. Each must be self-contained, address a "
             "distinct aspect of the original query, preserve all critical constraints, and be "
-            "5-12 words long. Output must be valid JSON with no additional text."
+            f"{_LENGTH}. Output must be valid JSON with no additional text."
         )
     )
 
@@ -52,8 +57,7 @@ class SubQueryListSignature(dspy.Signature):  # type: ignore[misc]
     sub_queries: list[str] = dspy.OutputField(
         desc=(
             "The optimized sub-query strings. Each must be self-contained, address a distinct "
-            "aspect of the original query, preserve all critical constraints, and be 5-12 "
-            "words long."
+            f"aspect of the original query, preserve all critical constraints, and be {_LENGTH}."
         )
     )
 

@@ -2,10 +2,12 @@
 
 ``HeuristicDecomposer`` (entry point ``ragloom.decomposers: heuristic``), ``KeywordRouter``
 (``ragloom.routers: keyword``) with its ``KeywordRoute`` model, ``sample_router``
-(``ragloom.routers: sample``) and the core's question ``complexity`` score.
+(``ragloom.routers: sample``), the core's question ``complexity`` score, and
+``decomposition_violations``, which checks any decomposer's sub-queries against the question
+(nothing invented, nothing lost, no dangling reference).
 
-Imports are lazy: ``from ragloom_rules import complexity`` loads neither the ragloom core nor
-pydantic.
+Imports are lazy: ``from ragloom_rules import complexity`` (or ``decomposition_violations``)
+loads neither the ragloom core nor pydantic.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ _EXPORTS: dict[str, str] = {
     "KeywordRoute": ".router",
     "sample_router": ".router",
     "complexity": "ragloom.signals",
+    "decomposition_violations": ".invariants",
 }
 
 __all__ = [
@@ -29,6 +32,7 @@ __all__ = [
     "KeywordRoute",
     "KeywordRouter",
     "complexity",
+    "decomposition_violations",
     "sample_router",
     "__version__",
 ]
@@ -41,4 +45,5 @@ if TYPE_CHECKING:
     from ragloom.signals import complexity
 
     from .decomposer import HeuristicDecomposer
+    from .invariants import decomposition_violations
     from .router import KeywordRoute, KeywordRouter, sample_router

@@ -7,12 +7,14 @@ consecutively in the query's folded words, so "refund" matches "Refunds?" and "c
 matches "credit-card" but not "card credit"; "and" never matches inside "standard".
 
 Scoring, per route: the evidence is the number of words of the distinct keywords that matched
-(a two-word phrase counts 2, a keyword counts once however often it occurs) plus 1 per
-distinct pattern that matched (patterns are regular expressions searched in the raw query,
-case-insensitively). The raw score is ``weight * evidence``, and the reported score is
-``raw / (raw + 1)``: 0 without evidence, 0.5 for one single-word keyword at weight 1, 0.75
-for three, approaching 1 as evidence grows. The best route is the one with the highest raw
-score; among equal raw scores the route declared first wins.
+(a two-word phrase counts 2, a keyword counts once however often it occurs) plus
+``pattern_weight`` per distinct pattern that matched (patterns are regular expressions
+searched in the raw query, case-insensitively; a pattern such as a year or an amount of money
+is weaker evidence than a word chosen for the route, so by default it counts half a word).
+The raw score is ``weight * evidence``, and the reported score is ``raw / (raw + 1)``: 0
+without evidence, 0.5 for one single-word keyword at weight 1, 0.75 for three, approaching 1
+as evidence grows. The best route is the one with the highest raw score; among equal raw
+scores the route declared first wins.
 
 Keywords are looked up through an inverted index (first folded word -> keywords), so matching
 costs one dictionary probe per query word; patterns are searched one by one.
@@ -87,8 +89,9 @@ class RouteSpec:
 class Ranking:
     """The outcome of scoring one query. ``best`` is ``None`` when nothing matched.
 
-    ``tie`` is true when the runner-up has the same raw score as the best route (which then
-    won only by being declared first).
+    ``best_evidence`` is the best route's evidence before its weight. ``tie`` is true when the
+    runner-up has the same raw score as the best route (which then won only by being declared
+    first).
     """
 
     best: str | None
@@ -96,6 +99,7 @@ class Ranking:
     runner_up: str | None
     runner_up_raw: float
     tie: bool
+    best_evidence: float = 0.0
 
 
 class KeywordIndex:
@@ -107,9 +111,13 @@ class KeywordIndex:
             not a positive finite number.
     """
 
-    __slots__ = ("_index", "_names", "_patterns", "_phrase_lengths", "_weights")
+    __slots__ = ("_index", "_names", "_pattern_weight", "_patterns", "_phrase_lengths", "_weights")
 
-    def __init__(self, routes: Sequence[RouteSpec]) -> None:
+    def __init__(self, routes: Sequence[RouteSpec], pattern_weight: float = 1.0) -> None:
+        if not (pattern_weight > 0 and pattern_weight != float("inf")):
+            raise ValueError(
+                f"pattern_weight must be a positive finite number, got {pattern_weight!r}"
+            )
         names: list[str] = []
         seen: set[str] = set()
         index: dict[str, list[tuple[tuple[str, ...], int, int]]] = {}
@@ -154,6 +162,7 @@ class KeywordIndex:
         self._index = {key: tuple(entries) for key, entries in index.items()}
         self._phrase_lengths = tuple(phrase_lengths)
         self._patterns = tuple(patterns)
+        self._pattern_weight = float(pattern_weight)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -180,9 +189,10 @@ class KeywordIndex:
                     found[r] = found.get(r, 0.0) + size
         # Patterns are searched one by one: measured, one alternation of all of them costs as
         # much as the separate searches.
+        weight = self._pattern_weight
         for r, pattern in self._patterns:
             if pattern.search(query) is not None:
-                found[r] = found.get(r, 0.0) + 1.0
+                found[r] = found.get(r, 0.0) + weight
         return found
 
     def raw_scores(self, query: str) -> dict[str, float]:
@@ -198,9 +208,15 @@ class KeywordIndex:
         weights = self._weights
         ordered = sorted(((-e * weights[r], r) for r, e in found.items()))
         best_raw, best = -ordered[0][0], ordered[0][1]
+        evidence = found[best]
         if len(ordered) == 1:
-            return Ranking(self._names[best], best_raw, None, 0.0, False)
+            return Ranking(self._names[best], best_raw, None, 0.0, False, evidence)
         second_raw, second = -ordered[1][0], ordered[1][1]
         return Ranking(
-            self._names[best], best_raw, self._names[second], second_raw, second_raw == best_raw
+            self._names[best],
+            best_raw,
+            self._names[second],
+            second_raw,
+            second_raw == best_raw,
+            evidence,
         )

@@ -1,4 +1,4 @@
-"""Spec 002's complexity signals (whole words), from the core's :mod:`ragloom.signals`.
+"""The query-complexity signals (whole words), from the core's :mod:`ragloom.signals`.
 
 The decomposer uses :func:`complexity` to decide whether a query is worth looking into at all,
 and users can call it to size retrieval.

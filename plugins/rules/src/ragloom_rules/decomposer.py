@@ -13,15 +13,18 @@ __all__ = ["HeuristicDecomposer"]
 
 
 class HeuristicDecomposer(QueryTransformer):
-    """Splits comparisons, coordinated questions and enumerations into sub-queries; no model.
+    """Splits comparisons, separate questions and enumerations into sub-queries; no model.
 
     "Compare renewable energy adoption in Germany vs France since 2020" gives
     ``["Renewable energy adoption in Germany since 2020", "Renewable energy adoption in France
     since 2020", "Compare renewable energy adoption in Germany vs France since 2020"]``;
     "What is Docker and how does it work?" gives ``["What is Docker?", "How does Docker
     work?"]``; a single-intent question is returned whole (``[query.strip()]``), a blank one
-    as ``[]``. The rules are described in :mod:`ragloom_rules._decompose`. Deterministic, pure
-    Python, tens of microseconds a query.
+    as ``[]``. Sub-queries are made of the question's own words: none is invented, none is
+    lost, no reference is left dangling (see :func:`ragloom_rules.decomposition_violations`),
+    and a question whose structure the rules cannot settle stays whole. The rules are
+    described in :mod:`ragloom_rules._decompose`. Deterministic, pure Python, tens of
+    microseconds a query.
 
     Args:
         max_sub_queries: at most this many sub-queries are returned (a comparison that must be

@@ -16,10 +16,12 @@ from ragloom.query import coerce_route
 
 from ._keywords import KeywordIndex, RouteSpec, saturate
 
-__all__ = ["NO_MATCH", "KeywordRoute", "KeywordRouter", "sample_router"]
+__all__ = ["LOW_CONFIDENCE", "NO_MATCH", "KeywordRoute", "KeywordRouter", "sample_router"]
 
 #: ``fallback_reason`` of a decision taken because no keyword or pattern matched.
 NO_MATCH = "no keyword matched"
+#: ``fallback_reason`` of a decision taken because the best route's evidence was too weak.
+LOW_CONFIDENCE = "low confidence"
 
 
 class KeywordRoute(BaseModel):
@@ -57,14 +59,27 @@ def _as_route(i: int, entry: Any) -> KeywordRoute:
     return coerce_route(i, entry, KeywordRoute)
 
 
+def _check_number(name: str, value: Any, *, allow_zero: bool) -> None:
+    number = not isinstance(value, bool) and isinstance(value, int | float)
+    if not number or not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ConfigurationError(f"{name} must be a finite number {bound}, got {value!r}")
+
+
 class KeywordRouter(Router):
     """Routes a query to the named route whose keywords and patterns match it best.
 
     Scoring (see :mod:`ragloom_rules._keywords`): a route's evidence is the number of words of
-    its distinct matched keywords plus one per matched pattern; its raw score is ``weight *
-    evidence``; the decision's ``score`` is ``raw / (raw + 1)`` in ``[0, 1)``. The route with
-    the highest raw score wins and the next one is reported as ``runner_up`` /
-    ``runner_up_score``.
+    its distinct matched keywords plus ``pattern_weight`` (by default one half) per matched
+    pattern; its raw score is ``weight * evidence``; the decision's ``score`` is ``raw / (raw
+    + 1)`` in ``[0, 1)``. The route with the highest raw score wins and the next one is
+    reported as ``runner_up`` / ``runner_up_score``.
+
+    Weak evidence: when the best route's evidence is below ``min_evidence`` (by default one
+    keyword's worth, so a lone pattern such as a year or an amount of money is not enough),
+    the default route is taken with ``fallback_reason == "low confidence"``; the weak route is
+    reported as ``runner_up`` with its score, which is also the decision's ``score``. Without
+    a default route there is nothing to fall back to and the weak route is decided.
 
     Ties: when two routes have the same best raw score, the route declared first wins. That
     is a real decision (``fallback_reason`` is ``None``); the tie shows in the decision as
@@ -80,12 +95,16 @@ class KeywordRouter(Router):
             name is refused). A catch-all is declared as a route with no keywords or
             patterns, e.g. ``{"name": "general"}``. ``valid_routes`` is exactly the route
             names.
+        min_evidence: the evidence (before route weights) a route needs to be decided;
+            ``0`` decides on any match.
+        pattern_weight: the evidence one matched pattern counts (a keyword word counts 1).
 
     Raises:
         ConfigurationError: no routes, an invalid route (naming it), duplicate route names,
             an invalid regular expression (naming the route and the pattern), a keyword with
-            no letters or digits, a ``default_route`` that is not a route, or a route that
-            could never be chosen (no keywords, no patterns, not the default).
+            no letters or digits, a ``default_route`` that is not a route, a route that
+            could never be chosen (no keywords, no patterns, not the default), a negative
+            ``min_evidence`` or a ``pattern_weight`` that is not a positive number.
     """
 
     step_id: ClassVar[str] = "ragloom-rules/keyword"
@@ -95,6 +114,9 @@ class KeywordRouter(Router):
         self,
         routes: Sequence[KeywordRoute | Mapping[str, Any]],
         default_route: str | None = None,
+        *,
+        min_evidence: float = 1.0,
+        pattern_weight: float = 0.5,
     ) -> None:
         if isinstance(routes, str | bytes | Mapping) or not isinstance(routes, Sequence):
             raise ConfigurationError(
@@ -110,9 +132,12 @@ class KeywordRouter(Router):
                 f"({', '.join(map(repr, names))}); declare it as a route (a route with no "
                 "keywords is a catch-all)"
             )
+        _check_number("min_evidence", min_evidence, allow_zero=True)
+        _check_number("pattern_weight", pattern_weight, allow_zero=False)
         try:
             index = KeywordIndex(
-                [RouteSpec(r.name, r.keywords, r.patterns, r.weight) for r in parsed]
+                [RouteSpec(r.name, r.keywords, r.patterns, r.weight) for r in parsed],
+                pattern_weight=float(pattern_weight),
             )
         except ValueError as exc:
             raise ConfigurationError(str(exc)) from None
@@ -125,6 +150,8 @@ class KeywordRouter(Router):
         self._routes = parsed
         self._default_route = default_route
         self._index = index
+        self.min_evidence = float(min_evidence)
+        self.pattern_weight = float(pattern_weight)
 
     # -- construction helpers ----------------------------------------------------------------
 
@@ -137,14 +164,18 @@ class KeywordRouter(Router):
 
     @classmethod
     def from_config(cls, data: Mapping[str, Any], *, source: str = "config") -> KeywordRouter:
-        """A router from a mapping ``{"routes": [...], "default_route": ...}`` (an optional
-        ``description`` of the route set is ignored)."""
+        """A router from a mapping ``{"routes": [...], "default_route": ...}``, optionally with
+        ``min_evidence`` and ``pattern_weight`` (an optional ``description`` of the route set is
+        ignored)."""
         if not isinstance(data, Mapping) or "routes" not in data:
             raise ConfigurationError(f"{source}: expected a mapping with a 'routes' list")
-        unknown = set(data) - {"routes", "default_route", "description"}
+        unknown = set(data) - {
+            "routes", "default_route", "description", "min_evidence", "pattern_weight"
+        }
         if unknown:
             raise ConfigurationError(f"{source}: unknown keys {sorted(unknown)}")
-        return cls(data["routes"], default_route=data.get("default_route"))
+        options = {k: data[k] for k in ("min_evidence", "pattern_weight") if k in data}
+        return cls(data["routes"], default_route=data.get("default_route"), **options)
 
     # -- the Router contract -----------------------------------------------------------------
 
@@ -165,6 +196,8 @@ class KeywordRouter(Router):
         return {
             "routes": [r.model_dump() for r in self._routes],
             "default_route": self._default_route,
+            "min_evidence": self.min_evidence,
+            "pattern_weight": self.pattern_weight,
         }
 
     def scores(self, query: str) -> dict[str, float]:
@@ -178,6 +211,11 @@ class KeywordRouter(Router):
         ranking = self._index.rank(query)
         if ranking.best is None:
             return self.fallback(NO_MATCH, score=0.0)
+        if ranking.best_evidence < self.min_evidence and self._default_route is not None:
+            score = saturate(ranking.best_raw)
+            return self.fallback(
+                LOW_CONFIDENCE, score=score, runner_up=ranking.best, runner_up_score=score
+            )
         return RouteDecision(
             route=ranking.best,
             score=saturate(ranking.best_raw),
@@ -198,17 +236,20 @@ class KeywordRouter(Router):
 def sample_router(
     routes: Sequence[KeywordRoute | Mapping[str, Any]] | None = None,
     default_route: str | None = None,
+    **options: Any,
 ) -> KeywordRouter:
     """A :class:`KeywordRouter` over the six example routes in ``sample_routes.json``
     (products, billing, technical_support, policies, news; default ``general``).
 
-    Given ``routes`` (and ``default_route``), it builds that router instead, so the registered
-    name ``sample`` also rebuilds from a router's ``config()``.
+    Given ``routes`` (and ``default_route``, ``min_evidence``, ``pattern_weight``), it builds
+    that router instead, so the registered name ``sample`` also rebuilds from a router's
+    ``config()``.
     """
     if routes is not None:
-        return KeywordRouter(routes, default_route=default_route)
+        return KeywordRouter(routes, default_route=default_route, **options)
     text = resources.files("ragloom_rules").joinpath("sample_routes.json").read_text("utf-8")
     data = json.loads(text)
     if default_route is not None:
         data["default_route"] = default_route
+    data.update(options)
     return KeywordRouter.from_config(data, source="sample_routes.json")

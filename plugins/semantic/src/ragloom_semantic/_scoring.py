@@ -17,11 +17,14 @@ __all__ = [
     "LinearHead",
     "RouteIndex",
     "accuracy_threshold",
+    "balanced_threshold",
     "prototype_labels",
     "recall_threshold",
+    "rejection_threshold",
     "spherical_kmeans",
     "top_two",
     "train_linear_head",
+    "weighted_threshold",
 ]
 
 # Queries are scored in blocks so that a (block, routes, examples) tensor stays small.
@@ -305,10 +308,15 @@ def train_linear_head(
     return LinearHead(weights, bias, owner, n_routes)
 
 
-def accuracy_threshold(
-    scores: np.ndarray, accept: np.ndarray, reject: np.ndarray
+def weighted_threshold(
+    scores: np.ndarray,
+    accept: np.ndarray,
+    reject: np.ndarray,
+    accept_weight: float = 1.0,
+    reject_weight: float = 1.0,
 ) -> float | None:
-    """The threshold ``t`` that maximises ``#(accept & score >= t) + #(reject & score < t)``.
+    """The threshold ``t`` that maximises
+    ``accept_weight * #(accept & score >= t) + reject_weight * #(reject & score < t)``.
 
     ``accept`` marks items whose decision is right and should be kept, ``reject`` items that
     should fall to the default route; items in neither do not count. Returns the midpoint
@@ -325,17 +333,60 @@ def accuracy_threshold(
     order = np.argsort(s, kind="stable")
     s, a, r = s[order], a[order], r[order]
     # Cutting before position i rejects items [0, i): gain = rejects below - accepts below.
-    gain = np.concatenate(([0], np.cumsum(r.astype(np.int64) - a.astype(np.int64))))
+    step = reject_weight * r.astype(np.float64) - accept_weight * a.astype(np.float64)
+    gain = np.concatenate(([0.0], np.cumsum(step)))
     # Only cut between distinct scores.
     valid = np.ones(s.size + 1, dtype=bool)
     valid[1:-1] = s[1:] > s[:-1]
-    gain = np.where(valid, gain, np.iinfo(np.int64).min)
+    gain = np.where(valid, gain, -np.inf)
     best = int(np.argmax(gain))  # first (lowest) cut among equals
-    if best == 0 or gain[best] <= 0:
+    if best == 0 or gain[best] <= 1e-12 * max(accept_weight, reject_weight):
         return None
     if best == s.size:
         return float(np.nextafter(s[-1], np.inf))
     return float((s[best - 1] + s[best]) / 2)
+
+
+def accuracy_threshold(
+    scores: np.ndarray, accept: np.ndarray, reject: np.ndarray
+) -> float | None:
+    """The threshold ``t`` that maximises the number of right outcomes,
+    ``#(accept & score >= t) + #(reject & score < t)`` (see :func:`weighted_threshold`).
+
+    With few items to reject among many to keep this favours never rejecting; see
+    :func:`balanced_threshold`.
+    """
+    return weighted_threshold(scores, accept, reject)
+
+
+def balanced_threshold(
+    scores: np.ndarray, accept: np.ndarray, reject: np.ndarray, n_keep: int | None = None
+) -> float | None:
+    """The threshold that maximises the kept share of ``accept`` plus the rejected share of
+    ``reject``: both classes count equally, however many items each has.
+
+    ``n_keep`` is the size of the class ``accept`` belongs to when it is larger than
+    ``accept`` (in-scope items routed to a wrong route count in it but are never right).
+    """
+    accept = np.asarray(accept, dtype=bool)
+    reject = np.asarray(reject, dtype=bool)
+    n_accept = int(n_keep if n_keep is not None else accept.sum())
+    n_reject = int(reject.sum())
+    if n_reject == 0 or n_accept == 0:
+        return None
+    return weighted_threshold(scores, accept, reject, 1.0 / n_accept, 1.0 / n_reject)
+
+
+def rejection_threshold(scores: np.ndarray, recall: float) -> float:
+    """The lowest threshold that rejects (``score < t``) at least ``recall`` of ``scores``
+    (the scores of items that should be rejected)."""
+    if not 0 < recall <= 1:
+        raise ValueError(f"recall must be in (0, 1], got {recall}")
+    s = np.sort(np.asarray(scores, dtype=np.float64))
+    if s.size == 0:
+        raise ValueError("no scores to take a threshold from")
+    count = int(np.ceil(recall * s.size - 1e-9))
+    return float(np.nextafter(s[max(count, 1) - 1], np.inf))
 
 
 def recall_threshold(scores: np.ndarray, recall: float) -> float:

@@ -25,15 +25,21 @@ from ._scoring import (
     LinearHead,
     RouteIndex,
     accuracy_threshold,
+    balanced_threshold,
     recall_threshold,
+    rejection_threshold,
     top_two,
     train_linear_head,
 )
 
 __all__ = [
     "BELOW_THRESHOLD",
+    "CONFIDENCES",
+    "CRITERIA",
     "EMPTY_QUERY",
     "SCORINGS",
+    "Calibration",
+    "CalibrationPoint",
     "SemanticRoute",
     "SemanticRouter",
 ]
@@ -47,9 +53,80 @@ EMPTY_QUERY = "empty query"
 
 Scoring = Literal["linear", "knn", "centroid", "hybrid"]
 SCORINGS: tuple[str, ...] = ("linear", "knn", "centroid", "hybrid")
+Confidence = Literal["discounted", "similarity"]
+CONFIDENCES: tuple[str, ...] = ("discounted", "similarity")
+Criterion = Literal["balanced", "accuracy"]
+CRITERIA: tuple[str, ...] = ("balanced", "accuracy")
 
 _FORMAT = "ragloom-semantic/router"
-_FORMAT_VERSION = 1
+#: Version 2: the linear scoring's score is discounted by the head's probability; a saved
+#: version 1 router is loaded with ``confidence="similarity"``, its scores unchanged.
+_FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
+#: The out-of-scope rejection levels of a calibration's trade-off curve.
+_CURVE_LEVELS = tuple(round(0.05 * i, 2) for i in range(21))
+
+
+@dataclass(frozen=True)
+class CalibrationPoint:
+    """One threshold of the trade-off, measured on the utterances given to :meth:`fit`.
+
+    ``threshold`` ``None`` is no threshold. ``oos_rejection``: the share of out-of-scope
+    utterances sent to the default route (NaN without any). ``in_scope_accuracy``: the share
+    of in-scope utterances routed to their own route and kept (a fallback counts as wrong).
+    ``in_scope_kept``: the share of in-scope utterances not sent to the default route.
+    """
+
+    threshold: float | None
+    oos_rejection: float
+    in_scope_accuracy: float
+    in_scope_kept: float
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What :meth:`SemanticRouter.fit` measured and chose.
+
+    ``criterion`` says how the threshold was chosen; ``chosen`` is its point; ``curve`` has one
+    point per out-of-scope rejection level (0%, 5%, ..., 100%: the lowest threshold that
+    rejects that share, and the in-scope accuracy it leaves), so that another operating point
+    can be picked from it (``router.threshold = calibration.point(0.8).threshold``).
+    """
+
+    criterion: str
+    threshold: float | None
+    chosen: CalibrationPoint
+    curve: tuple[CalibrationPoint, ...]
+    in_scope: int
+    out_of_scope: int
+
+    def point(self, oos_rejection: float) -> CalibrationPoint:
+        """The curve point with the lowest threshold that rejects at least ``oos_rejection``
+        of the out-of-scope utterances."""
+        for point in self.curve:
+            if point.oos_rejection >= oos_rejection - 1e-9:
+                return point
+        raise ValueError(f"no point of the curve rejects {oos_rejection:.0%} of out-of-scope")
+
+    def table(self) -> str:
+        """The trade-off curve as a text table, the chosen point marked."""
+        lines = [
+            f"criterion: {self.criterion}; {self.in_scope} in-scope and {self.out_of_scope} "
+            "out-of-scope utterances",
+            f"{'threshold':>10}  {'oos rejected':>12}  {'in-scope accuracy':>17}  "
+            f"{'in-scope kept':>13}",
+        ]
+        chosen = self.chosen
+        rows = [*self.curve, chosen] if chosen not in self.curve else list(self.curve)
+        rows.sort(key=lambda p: -math.inf if p.threshold is None else p.threshold)
+        for p in rows:
+            t = "none" if p.threshold is None else f"{p.threshold:.4f}"
+            mark = "  <- chosen" if p == chosen else ""
+            lines.append(
+                f"{t:>10}  {p.oos_rejection:>12.1%}  {p.in_scope_accuracy:>17.1%}  "
+                f"{p.in_scope_kept:>13.1%}{mark}"
+            )
+        return "\n".join(lines)
 
 
 class SemanticRoute(BaseModel):
@@ -139,16 +216,21 @@ class SemanticRouter(Router):
     - ``"linear"`` (default; the best on CLINC150, see ``benchmarks/bench_semantic.py``): a
       small softmax classifier trained (numpy, deterministic, once) on the example
       embeddings, with one prototype per ``examples_per_prototype`` examples of a route, picks
-      the route; the decision's score is the route's k-nearest-example similarity (below).
+      the route; the decision's score is the route's k-nearest-example similarity (below)
+      times the square root of the classifier's probability for the route
+      (``confidence="discounted"``), so that a query close to some example but between
+      routes scores low; ``confidence="similarity"`` keeps the similarity alone.
     - ``"knn"``: a route's score is the mean of the query's ``top_k`` highest cosine
       similarities to the route's examples; the highest score wins.
     - ``"centroid"``: cosine similarity to the mean of the route's examples.
     - ``"hybrid"``: the mean of the ``knn`` and ``centroid`` scores.
 
     Every decision carries ``score`` and the ``runner_up`` with its score, both on the cosine
-    scale of the scoring (for ``"linear"``: k-nearest similarity). A decision whose score is
-    below the route's ``threshold`` (else the router's ``threshold``) goes to the default route
-    with ``fallback_reason="below threshold"``; then ``runner_up`` names the best real route.
+    scale of the scoring (for ``"linear"``: k-nearest similarity, discounted as above). A
+    decision whose score is below the route's ``threshold`` (else the router's ``threshold``)
+    goes to the default route with ``fallback_reason="below threshold"``; then ``runner_up``
+    names the best real route. :meth:`fit` chooses the thresholds from labelled utterances and
+    keeps what it measured in :attr:`calibration`.
     A query with nothing to embed falls back with ``"empty query"``. Without a default route
     those fallbacks raise ``RoutingError``.
 
@@ -165,6 +247,8 @@ class SemanticRouter(Router):
         examples_per_prototype: the linear head gives a route one prototype per this many
             examples (at most 32), so broad routes made of sub-topics are covered.
         use_descriptions: embed route descriptions as examples.
+        confidence: ``"discounted"`` or ``"similarity"``: the score of a ``"linear"``
+            decision (see above; the other scorings have no classifier to discount by).
         encoder: an object with ``name`` and ``encode(texts) -> (n, d) unit rows`` used instead
             of a model (tests, custom embeddings). Not part of :meth:`config`.
 
@@ -189,6 +273,7 @@ class SemanticRouter(Router):
         oos_label: str | None = None,
         examples_per_prototype: int = 64,
         use_descriptions: bool = True,
+        confidence: Confidence = "discounted",
         encoder: Encoder | None = None,
     ) -> None:
         if isinstance(routes, str | os.PathLike):
@@ -217,6 +302,11 @@ class SemanticRouter(Router):
         if scoring not in SCORINGS:
             raise ConfigurationError(
                 f"scoring must be one of {', '.join(map(repr, SCORINGS))}, got {scoring!r}"
+            )
+        if confidence not in CONFIDENCES:
+            raise ConfigurationError(
+                f"confidence must be one of {', '.join(map(repr, CONFIDENCES))}, "
+                f"got {confidence!r}"
             )
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ConfigurationError(f"top_k must be an integer >= 1, got {top_k!r}")
@@ -263,6 +353,9 @@ class SemanticRouter(Router):
         self.oos_label = oos_label
         self.examples_per_prototype = examples_per_prototype
         self.use_descriptions = use_descriptions
+        self.confidence: str = confidence
+        #: What the last :meth:`fit` measured and chose (``None`` before any fit).
+        self.calibration: Calibration | None = None
         self._encoder = encoder
         self._scorable = tuple(r for r in parsed if self._route_texts(r, use_descriptions))
         valid = list(names)
@@ -313,6 +406,7 @@ class SemanticRouter(Router):
             "oos_label": self.oos_label,
             "examples_per_prototype": self.examples_per_prototype,
             "use_descriptions": self.use_descriptions,
+            "confidence": self.confidence,
         }
 
     async def route(self, query: str) -> RouteDecision:
@@ -458,9 +552,12 @@ class SemanticRouter(Router):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Best route, its score, runner-up and its score for each query vector."""
         if self.scoring == "linear" and state.head is not None:
-            best, _, second, _ = top_two(state.head.route_probabilities(vectors))
+            best, best_p, second, second_p = top_two(state.head.route_probabilities(vectors))
             best_score = state.index.knn_scores_for(vectors, best, self.top_k)
             second_score = state.index.knn_scores_for(vectors, second, self.top_k)
+            if self.confidence == "discounted":
+                best_score = np.asarray(best_score * np.sqrt(best_p), dtype=np.float32)
+                second_score = np.asarray(second_score * np.sqrt(second_p), dtype=np.float32)
             return best, best_score, second, second_score
         return top_two(self._score_matrix(state, vectors))
 
@@ -471,26 +568,42 @@ class SemanticRouter(Router):
         utterances: Sequence[str],
         labels: Sequence[str | None],
         *,
-        per_route: bool = False,
+        criterion: Criterion = "balanced",
+        oos_recall: float | None = None,
         min_recall: float | None = None,
+        per_route: bool = False,
         min_route_examples: int = 10,
     ) -> SemanticRouter:
         """Learn thresholds from labelled utterances (held out from the route examples).
 
         A label is a route name, or out-of-scope: ``None``, the router's ``oos_label``, or the
-        default route when it is a catch-all without examples. The global ``threshold`` is set
-        to maximise the number of right outcomes (an in-scope utterance routed to its label and
-        kept, an out-of-scope one sent to the default route); with ``min_recall`` it is instead
-        the highest threshold that keeps that fraction of the in-scope utterances. With
-        ``per_route``, each route whose decisions include at least ``min_route_examples``
-        labelled utterances (some of them out-of-scope) gets its own threshold the same way;
-        the others use the global one.
+        default route when it is a catch-all without examples. Each utterance is routed; an
+        in-scope one is *right* when routed to its label and kept, an out-of-scope one when
+        sent to the default route. How the global ``threshold`` is chosen:
+
+        - ``criterion="balanced"`` (default): the threshold that maximises the in-scope
+          accuracy plus the out-of-scope rejection rate, so that both classes weigh the same
+          however many utterances each has;
+        - ``criterion="accuracy"``: the threshold with the most right outcomes (with many
+          more in-scope than out-of-scope utterances it rarely rejects anything);
+        - ``oos_recall=r``: the lowest threshold that sends at least the share ``r`` of the
+          out-of-scope utterances to the default route (the most in-scope accuracy for that
+          rejection);
+        - ``min_recall=r``: the highest threshold that keeps the share ``r`` of the in-scope
+          utterances (no out-of-scope utterance needed).
+
+        What was measured is kept in :attr:`calibration`: the chosen point and the trade-off
+        curve (in-scope accuracy at each out-of-scope rejection level), from which another
+        threshold can be picked. With ``per_route``, each route whose decisions include at
+        least ``min_route_examples`` labelled utterances (some of them out-of-scope) gets its
+        own threshold by the same rule; the others use the global one.
 
         Returns the router (thresholds changed in place; so does :attr:`config_hash`).
 
         Raises:
-            ConfigurationError: mismatched lengths, no utterances, an unknown label, or neither
-                out-of-scope examples nor ``min_recall``.
+            ConfigurationError: mismatched lengths, no utterances, an unknown label or
+                criterion, both ``oos_recall`` and ``min_recall``, a share outside (0, 1], or
+                no out-of-scope utterances without ``min_recall``.
         """
         if isinstance(utterances, str) or isinstance(labels, str):
             raise ConfigurationError("utterances and labels must be sequences, not strings")
@@ -500,8 +613,17 @@ class SemanticRouter(Router):
             )
         if not utterances:
             raise ConfigurationError("fit needs at least one labelled utterance")
-        if min_recall is not None and not 0 < min_recall <= 1:
-            raise ConfigurationError(f"min_recall must be in (0, 1], got {min_recall!r}")
+        if criterion not in CRITERIA:
+            raise ConfigurationError(
+                f"criterion must be one of {', '.join(map(repr, CRITERIA))}, got {criterion!r}"
+            )
+        for name, share in (("oos_recall", oos_recall), ("min_recall", min_recall)):
+            if share is not None and not (
+                isinstance(share, int | float) and not isinstance(share, bool) and 0 < share <= 1
+            ):
+                raise ConfigurationError(f"{name} must be in (0, 1], got {share!r}")
+        if oos_recall is not None and min_recall is not None:
+            raise ConfigurationError("give oos_recall or min_recall, not both")
         position = {r.name: i for i, r in enumerate(self._scorable)}
         oos_names = {self.oos_label} if self.oos_label is not None else set()
         if self._default_route is not None and self._default_route not in position:
@@ -523,16 +645,15 @@ class SemanticRouter(Router):
                 "fit needs out-of-scope utterances (label None or oos_label) to learn a "
                 "threshold, or min_recall"
             )
+        if min_recall is not None and not in_scope.any():
+            raise ConfigurationError("min_recall needs in-scope utterances")
         state = self.warm_up()
         vectors = self.encoder.encode(list(utterances))
         best, score, _, _ = self._rank(state, vectors)
+        score = np.asarray(score, dtype=np.float64)
         correct = in_scope & (best == target)
-        if min_recall is not None:
-            if not in_scope.any():
-                raise ConfigurationError("min_recall needs in-scope utterances")
-            global_threshold: float | None = recall_threshold(score[in_scope], min_recall)
-        else:
-            global_threshold = accuracy_threshold(score, correct, oos)
+        rule = _Rule(criterion, oos_recall, min_recall)
+        global_threshold = rule.threshold(score, correct, in_scope, oos)
         routes = list(self._routes)
         for i, route in enumerate(routes):
             if route.name not in position:
@@ -546,12 +667,13 @@ class SemanticRouter(Router):
                         kept = in_scope & (target == position[route.name]) & mine
                         learned = recall_threshold(score[kept], min_recall) if kept.any() else None
                     else:
-                        cut = accuracy_threshold(score[mine], accept[mine], reject[mine])
+                        cut = rule.threshold(score[mine], correct[mine], in_scope[mine], oos[mine])
                         learned = -1.0 if cut is None else cut
             routes[i] = route.model_copy(update={"threshold": learned})
         self._routes = tuple(routes)
         self._scorable = tuple(r for r in self._routes if r.name in position)
         self.threshold = global_threshold
+        self.calibration = _calibrate(rule.name, global_threshold, score, correct, in_scope, oos)
         return self
 
     # -- persistence -------------------------------------------------------------------------
@@ -604,11 +726,13 @@ class SemanticRouter(Router):
             raise ConfigurationError(f"cannot read saved router {source}: {exc}") from None
         if not isinstance(document, dict) or document.get("format") != _FORMAT:
             raise ConfigurationError(f"{source} is not a saved SemanticRouter")
-        if document.get("version") != _FORMAT_VERSION:
-            raise ConfigurationError(
-                f"{source}: unsupported saved router version {document.get('version')!r}"
-            )
-        router = cls(**document["config"], encoder=encoder)
+        version = document.get("version")
+        if version not in _READABLE_VERSIONS:
+            raise ConfigurationError(f"{source}: unsupported saved router version {version!r}")
+        config = dict(document["config"])
+        if version == 1:  # saved before scores were discounted: keep its thresholds' scale
+            config.setdefault("confidence", "similarity")
+        router = cls(**config, encoder=encoder)
         texts, owners = router._texts()
         fingerprint = router._fingerprint(texts, owners)
         saved = document.get("embeddings")
@@ -636,3 +760,71 @@ class SemanticRouter(Router):
             f"default_route={self._default_route!r}, scoring={self.scoring!r}, "
             f"threshold={self.threshold!r})"
         )
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """How :meth:`SemanticRouter.fit` turns scores into a threshold."""
+
+    criterion: str
+    oos_recall: float | None
+    min_recall: float | None
+
+    @property
+    def name(self) -> str:
+        if self.oos_recall is not None:
+            return f"oos_recall={self.oos_recall:g}"
+        if self.min_recall is not None:
+            return f"min_recall={self.min_recall:g}"
+        return self.criterion
+
+    def threshold(
+        self, score: np.ndarray, correct: np.ndarray, in_scope: np.ndarray, oos: np.ndarray
+    ) -> float | None:
+        if self.min_recall is not None:
+            return recall_threshold(score[in_scope], self.min_recall)
+        if self.oos_recall is not None:
+            return rejection_threshold(score[oos], self.oos_recall)
+        if self.criterion == "accuracy":
+            return accuracy_threshold(score, correct, oos)
+        return balanced_threshold(score, correct, oos, n_keep=int(in_scope.sum()))
+
+
+def _point(
+    threshold: float | None,
+    score: np.ndarray,
+    correct: np.ndarray,
+    in_scope: np.ndarray,
+    oos: np.ndarray,
+) -> CalibrationPoint:
+    kept = np.ones(score.shape[0], dtype=bool) if threshold is None else score >= threshold
+    n_in, n_oos = int(in_scope.sum()), int(oos.sum())
+    return CalibrationPoint(
+        threshold=threshold,
+        oos_rejection=float((oos & ~kept).sum() / n_oos) if n_oos else math.nan,
+        in_scope_accuracy=float((correct & kept).sum() / n_in) if n_in else math.nan,
+        in_scope_kept=float((in_scope & kept).sum() / n_in) if n_in else math.nan,
+    )
+
+
+def _calibrate(
+    criterion: str,
+    threshold: float | None,
+    score: np.ndarray,
+    correct: np.ndarray,
+    in_scope: np.ndarray,
+    oos: np.ndarray,
+) -> Calibration:
+    curve: list[CalibrationPoint] = []
+    if oos.any():
+        for level in _CURVE_LEVELS:
+            cut = None if level == 0 else rejection_threshold(score[oos], level)
+            curve.append(_point(cut, score, correct, in_scope, oos))
+    return Calibration(
+        criterion=criterion,
+        threshold=threshold,
+        chosen=_point(threshold, score, correct, in_scope, oos),
+        curve=tuple(curve),
+        in_scope=int(in_scope.sum()),
+        out_of_scope=int(oos.sum()),
+    )
