@@ -28,6 +28,8 @@ __all__ = [
     "check_model_dir",
     "get_encoder",
     "load_static_model",
+    "model_digest",
+    "model_files",
     "normalize_rows",
 ]
 
@@ -81,6 +83,43 @@ def check_model_dir(path: str | Path) -> Path:
             f"{', '.join(missing)}"
         )
     return folder.resolve()
+
+
+_DIGESTS: dict[tuple[Path, tuple[tuple[str, int, int], ...]], str] = {}
+
+
+def model_files(folder: Path) -> list[Path]:
+    """The files of a model folder that decide its vectors (config, tokenizer, weights)."""
+    names = [*_REQUIRED_FILES, *_WEIGHT_FILES, "modules.json"]
+    return [folder / name for name in names if (folder / name).is_file()]
+
+
+def model_digest(path: str | Path | None = None) -> str:
+    """SHA-256 (hex) over the names and bytes of the model's :func:`model_files`.
+
+    Equal for the same model wherever it lies; different when any of those files changes.
+    Remembered per folder while the files' sizes and modification times stay the same.
+    """
+    folder = check_model_dir(bundled_model_path() if path is None else path)
+    files = model_files(folder)
+    stats = tuple(
+        (f.relative_to(folder).as_posix(), st.st_size, st.st_mtime_ns)
+        for f in files
+        for st in (f.stat(),)
+    )
+    key = (folder, stats)
+    digest = _DIGESTS.get(key)
+    if digest is None:
+        import hashlib
+
+        h = hashlib.sha256()
+        for f, (name, size, _) in zip(files, stats, strict=True):
+            h.update(f"{name}\0{size}\0".encode())
+            with f.open("rb") as stream:
+                for block in iter(lambda s=stream: s.read(1 << 20), b""):
+                    h.update(block)
+        digest = _DIGESTS[key] = h.hexdigest()
+    return digest
 
 
 _MODELS: dict[Path, StaticModel] = {}
