@@ -79,7 +79,9 @@ def _value_token(key: str, value: Any, stored: bool) -> str:
         spelled = "s" + value
     else:
         nested = _nested(value, stored)
-        spelled = "j" + json.dumps(nested, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        spelled = "j" + json.dumps(
+            nested, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
     return f"{len(key)}:{key}={spelled}"
 
 

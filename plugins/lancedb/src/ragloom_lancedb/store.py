@@ -455,7 +455,7 @@ class LanceDBStore(Store):
 
     def _index_names(self, chunks: Any) -> set[str]:
         with self._guard("list the indexes"):
-            return {tuple(i.columns)[0] for i in chunks.list_indices()}
+            return {column for i in chunks.list_indices() for column in i.columns}
 
     def _ensure_indexes(self) -> None:
         """The full-text index on the content and the label index on the where tokens."""
