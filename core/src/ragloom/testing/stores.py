@@ -296,15 +296,31 @@ class StoreContract:
         counter = iter(range(10**6))
 
         @settings(
-            max_examples=12,
+            max_examples=15,
             deadline=None,
             database=None,
+            derandomize=True,  # the same examples on every run: no flaky kit
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         )
-        @given(metas=st.lists(metadata, min_size=1, max_size=12), conditions=st.lists(
-            wheres, min_size=1, max_size=8
-        ))
-        def check(metas: list[dict[str, Any]], conditions: list[dict[str, Any]]) -> None:
+        @given(data=st.data())
+        def check(data: Any) -> None:
+            metas = data.draw(st.lists(metadata, min_size=1, max_size=12), label="metadata")
+            # Conditions on values that are there (list elements too), and random ones.
+            present = [
+                (key, item)
+                for meta in metas
+                for key, value in meta.items()
+                for item in (value if isinstance(value, list) else [value])
+            ]
+            conditions: list[dict[str, Any]] = data.draw(
+                st.lists(wheres, min_size=1, max_size=4), label="random conditions"
+            )
+            if present:
+                picked = data.draw(
+                    st.lists(st.sampled_from(present), min_size=1, max_size=4), label="present"
+                )
+                conditions += [{key: item} for key, item in picked]
+                conditions.append({key: [item, "absent"] for key, item in picked})
             directory = tmp_path / f"example-{next(counter)}"
             directory.mkdir()
             pieces = [
