@@ -143,6 +143,7 @@ class LanceDBStore(Store):
         self._pending_rows = 0
         self._pending_commits = 0
         self._text_indexed = False
+        self._dimension: int | None = None  # read from the schema once the table is open
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -254,10 +255,12 @@ class LanceDBStore(Store):
         chunks, _ = self._tables()
         if chunks is None:
             return None
-        with self._guard("read the schema"):
-            field = chunks.schema.field("vector")
-        size = getattr(field.type, "list_size", None)
-        return int(size) if size is not None else None
+        if self._dimension is None:
+            with self._guard("read the schema"):
+                field = chunks.schema.field("vector")
+            size = getattr(field.type, "list_size", None)
+            self._dimension = int(size) if size is not None else None
+        return self._dimension
 
     # -- schemas ----------------------------------------------------------------------------
 
@@ -308,6 +311,7 @@ class LanceDBStore(Store):
         counts: list[int] = []
         seen: set[str] = set()
         columns: dict[str, list[Any]] = {c: [] for c in _CHUNK_COLUMNS if c != "vector"}
+        tokens_of: dict[str, list[str]] = {}  # chunks of a document mostly share metadata
         vectors: list[Sequence[float]] = []
         for position, doc in enumerate(documents):
             if not isinstance(doc, IndexedDocument):
@@ -365,7 +369,10 @@ class LanceDBStore(Store):
                 columns["content"].append(chunk.content)
                 columns["content_format"].append(str(chunk.content_format))
                 columns["metadata"].append(text)
-                columns["where_tokens"].append(metadata_tokens(json.loads(text)))
+                tokens = tokens_of.get(text)
+                if tokens is None:
+                    tokens = tokens_of[text] = metadata_tokens(json.loads(text))
+                columns["where_tokens"].append(tokens)
                 vectors.append(vector)
         if not vectors:
             return ids, fingerprints, counts, None, dimension
@@ -388,13 +395,15 @@ class LanceDBStore(Store):
             schema=self._document_schema(),
         )
 
-    def _upsert_documents(self, rows: Any) -> None:
-        (
+    def _upsert_documents(self, rows: Any) -> int:
+        """Insert or update document rows; return how many were already there."""
+        result = (
             self._documents.merge_insert("document_id")
             .when_matched_update_all()
             .when_not_matched_insert_all()
             .execute(rows)
         )
+        return int(getattr(result, "num_updated_rows", len(rows)))
 
     @staticmethod
     def _in(column: str, ids: Sequence[str]) -> Iterator[str]:
@@ -426,10 +435,11 @@ class LanceDBStore(Store):
                         self._documents_table, schema=self._document_schema()
                     )
             with self._guard("mark the documents as being written"):
-                self._upsert_documents(
+                known_before = self._upsert_documents(
                     self._document_rows(ids, [UNFINISHED] * len(ids), [-1] * len(ids))
                 )
-            if self._chunks is not None:
+            # Chunks only exist for documents that have a row (rows go last on delete).
+            if self._chunks is not None and known_before:
                 with self._guard("delete the documents' old chunks"):
                     for predicate in self._in("document_id", ids):
                         self._chunks.delete(predicate)
@@ -543,6 +553,7 @@ class LanceDBStore(Store):
                     self._db.drop_table(self.table)
                     self._chunks = None
                     self._text_indexed = False
+                    self._dimension = None
                 if documents is not None:
                     self._db.drop_table(self._documents_table)
                     self._documents = None
