@@ -16,6 +16,7 @@ the same directory to reopen the store, so it must build the store *at* that loc
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -243,6 +244,32 @@ class StoreContract:
             assert len(filled.search(vector=_vec(1), text=_COMMON, top_k=k)) == k
         assert len(filled.search(text=_COMMON, top_k=3)) == 3
         assert len(filled.search(vector=_vec(1), top_k=100)) == 6
+
+    def test_concurrent_searches_agree(self, filled: Store) -> None:
+        """The query side searches for several sub-queries at once, from worker threads."""
+        queries: list[dict[str, Any]] = [
+            {"vector": _vec(0, 0, 1)},
+            {"text": "solar panels"},
+            {"vector": _vec(1), "text": "satellites"},
+            {"vector": _vec(0, 0, 0, 1), "where": {"topic": "code"}},
+        ] * 3
+        expected = [_ids(filled.search(top_k=4, **q)) for q in queries]
+        results: list[Any] = [None] * len(queries)
+        errors: list[BaseException] = []
+
+        def work(i: int) -> None:
+            try:
+                results[i] = _ids(filled.search(top_k=4, **queries[i]))
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(queries))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors, errors
+        assert results == expected
 
     def test_missing_query_parts(self, filled: Store) -> None:
         with pytest.raises(StoreError):
