@@ -8,6 +8,7 @@ import os
 import stat
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -144,6 +145,7 @@ class LanceDBStore(Store):
         self._pending_commits = 0
         self._text_indexed = False
         self._dimension: int | None = None  # read from the schema once the table is open
+        self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -638,9 +640,17 @@ class LanceDBStore(Store):
             return [ScoredChunk(c, s) for _, c, s in self._text(chunks, text, top_k, predicate)]
         assert query is not None and text is not None
         depth = max(top_k, self.hybrid_candidates)
+        # The two searches run at once (LanceDB works outside the GIL).
+        self._ensure_text_index(chunks)
+        by_text = self._helper().submit(self._text, chunks, text, depth, predicate)
         by_vector = self._vector(chunks, query, depth, predicate)
-        by_text = self._text(chunks, text, depth, predicate)
-        return self._fuse(by_vector, by_text, top_k)
+        return self._fuse(by_vector, by_text.result(), top_k)
+
+    def _helper(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(2, thread_name_prefix="ragloom-lancedb")
+            return self._pool
 
     def _query_vector(self, vector: Sequence[float]) -> list[float]:
         try:
@@ -754,3 +764,6 @@ class LanceDBStore(Store):
             finally:
                 self._closed = True
                 self._chunks = self._documents = self._db = None
+                if self._pool is not None:
+                    self._pool.shutdown(wait=True)
+                    self._pool = None
