@@ -354,3 +354,25 @@ def test_a_crash_mid_write_is_repaired_by_the_next_write(tmp_path) -> None:
         found = sorted(r.chunk.id for r in store.search(vector=[1.0, 1.0, 0.0], top_k=9))
         assert found == ["a#0", "b#0", "b#1", "c#0"]
         assert [r.chunk.content for r in store.search(text="new", where=None, top_k=9)] != []
+
+
+def test_close_folds_only_a_large_tail(tmp_path, monkeypatch) -> None:
+    from ragloom_lancedb import store as module
+
+    def tail(store: LanceDBStore) -> int:
+        return store.info().details["rows_not_in_text_index"]
+
+    with LanceDBStore(tmp_path) as store:
+        store.write(corpus())
+        assert tail(store) == 0  # the index is built at the first write
+        store.write(corpus("2"))
+        assert tail(store) == 3
+    with LanceDBStore(tmp_path) as store:
+        assert tail(store) == 3  # a small tail stays: folding rewrites the table
+        store.optimize()
+        assert tail(store) == 0 and [r.chunk.id for r in store.search(text="apples")] == ["a#0"]
+        store.write(corpus("3"))
+        monkeypatch.setattr(module, "_FOLD_TAIL", 2)
+    with LanceDBStore(tmp_path) as store:
+        assert tail(store) == 0  # more than _FOLD_TAIL rows: close folded them
+        assert store.fingerprints() == {"a": "a3", "b": "b3"}

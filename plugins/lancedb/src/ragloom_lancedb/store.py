@@ -44,8 +44,14 @@ _DOCUMENT_COLUMNS = ("document_id", "fingerprint", "chunks")
 UNFINISHED = ""
 
 _IN_LIST = 2000  # document ids per ``IN (...)`` predicate
-_OPTIMIZE_ROWS = 100_000  # rows added (or commits made) before the next write folds them in
+# Folding (LanceDB's optimize: compaction, then new rows into the indexes) rewrites small files
+# into large ones, which costs about as much as the table is big; text search reads rows that
+# are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds after
+# this many rows or commits since the last fold; close folds when the index misses more than
+# _FOLD_TAIL rows, so that re-ingesting a few files does not rewrite the table.
+_OPTIMIZE_ROWS = 100_000
 _OPTIMIZE_COMMITS = 200
+_FOLD_TAIL = 2_000
 
 
 def _first_line(exc: BaseException) -> str:
@@ -81,7 +87,10 @@ class LanceDBStore(Store):
     again, which deletes whatever half of them was there. :meth:`delete` marks, deletes the
     chunks, then the document rows, with the same guarantee. Batches of a few thousand chunks
     per call are the efficient unit: every call makes new small files, which the store folds
-    together (and into the indexes) every ~100k rows and on :meth:`close`.
+    together and into its indexes (:meth:`optimize`) every 100k rows or 200 commits, and on
+    :meth:`close` when the full-text index misses more than 2,000 rows. Folding rewrites the
+    table's files (about 2 s for 100k chunks of 256 dimensions), and text search reads rows
+    the index misses one by one (about 10 ms per 1,000), hence the threshold.
 
     **Search.** ``"vector"``: exact cosine search (no approximate index), score = cosine
     similarity; chunks with a zero vector (a text with no tokens) are never found by vector.
@@ -314,6 +323,7 @@ class LanceDBStore(Store):
         seen: set[str] = set()
         columns: dict[str, list[Any]] = {c: [] for c in _CHUNK_COLUMNS if c != "vector"}
         tokens_of: dict[str, list[str]] = {}  # chunks of a document mostly share metadata
+        stored, first = dimension, ""
         vectors: list[Sequence[float]] = []
         for position, doc in enumerate(documents):
             if not isinstance(doc, IndexedDocument):
@@ -349,11 +359,17 @@ class LanceDBStore(Store):
                     )
                 if dimension is None:
                     dimension = len(vector)
+                    first = f"chunk {chunk.id!r} of document {doc.document_id!r}"
                 if len(vector) != dimension:
+                    held = (
+                        f"holds vectors of dimension {dimension}"
+                        if stored is not None
+                        else f"got {first} with dimension {dimension} first"
+                    )
                     raise StoreError(
-                        f"LanceDB store at {self.location} holds vectors of dimension "
-                        f"{dimension}; chunk {chunk.id!r} of document {doc.document_id!r} "
-                        f"has dimension {len(vector)}: nothing was written"
+                        f"LanceDB store at {self.location} {held}; chunk {chunk.id!r} of "
+                        f"document {doc.document_id!r} has dimension {len(vector)}: nothing "
+                        "was written"
                     )
                 try:
                     text = json.dumps(chunk.metadata, ensure_ascii=False)
@@ -500,7 +516,8 @@ class LanceDBStore(Store):
             self._text_indexed = True
 
     def _optimize(self) -> None:
-        """Fold small files together and new rows into the indexes."""
+        """Fold small files together and new rows into the indexes (LanceDB's optimize;
+        versions older than its default week are removed)."""
         with self._guard("optimize the tables"):
             if self._chunks is not None:
                 self._chunks.optimize()
@@ -587,6 +604,9 @@ class LanceDBStore(Store):
             if chunks is not None:
                 details["version"] = chunks.version
                 details["indexes"] = sorted(i.name for i in chunks.list_indices())
+                if "content_idx" in details["indexes"]:
+                    stats = chunks.index_stats("content_idx")
+                    details["rows_not_in_text_index"] = int(stats.num_unindexed_rows)
         return StoreInfo(
             location=self.location,
             documents=n_docs,
@@ -748,8 +768,26 @@ class LanceDBStore(Store):
 
     # -- lifetime ---------------------------------------------------------------------------
 
+    def optimize(self) -> None:
+        """Fold every write so far into large files and the indexes now."""
+        with self._lock:
+            chunks, documents = self._tables()
+            if chunks is None and documents is None:
+                return
+            self._check_writable()
+            self._optimize()
+
+    def _unindexed(self) -> int:
+        """Chunk rows the full-text index does not hold yet."""
+        if self._chunks is None:
+            return 0
+        with self._guard("read the index statistics"):
+            stats = self._chunks.index_stats("content_idx")
+        return int(stats.num_unindexed_rows) if stats is not None else self._chunks.count_rows()
+
     def close(self) -> None:
-        """Fold pending writes into the indexes and release the tables. Idempotent."""
+        """Fold this handle's writes when the full-text index misses more than a few
+        thousand rows (see :meth:`optimize`), and release the tables. Idempotent."""
         with self._lock:
             if self._closed:
                 return
@@ -760,7 +798,11 @@ class LanceDBStore(Store):
                     except StoreError:
                         pass
                     else:
-                        self._optimize()
+                        if (
+                            self._pending_commits >= _OPTIMIZE_COMMITS
+                            or self._unindexed() > _FOLD_TAIL
+                        ):
+                            self._optimize()
             finally:
                 self._closed = True
                 self._chunks = self._documents = self._db = None
