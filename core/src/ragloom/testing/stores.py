@@ -302,6 +302,7 @@ class StoreContract:
     ) -> None:
         """``where`` in every mode selects exactly the chunks that ``matches_where`` accepts,
         over random metadata (numbers, booleans, strings, None, lists, nested values)."""
+        pytest.importorskip("hypothesis", reason="install hypothesis to check `where` semantics")
         from hypothesis import HealthCheck, given, settings
         from hypothesis import strategies as st
 
