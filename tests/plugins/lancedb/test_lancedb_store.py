@@ -163,7 +163,13 @@ def test_odd_document_ids_and_many_at_once(tmp_path) -> None:
     odd = ["it's", 'quo"te', "back\\slash", "ünï 🙂", "a' OR '1'='1", "semi;colon"]
     many = [f"doc-{i}" for i in range(2500)]  # more than one IN (...) list
     with LanceDBStore(tmp_path) as store:
-        store.write([IndexedDocument(d, "f", [chunk(d, 0, f"text {d}", [1.0, 0.5])]) for d in odd])
+        store.write([
+            IndexedDocument(d, "f", [chunk(d, 0, f"text {d}", [1.0, 0.5], key=d, all="x")])
+            for d in odd
+        ])
+        for d in odd:  # metadata values with quotes, backslashes and SQL in them
+            found = store.search(vector=[1.0, 0.5], text="text", where={"key": d, "all": "x"})
+            assert [r.chunk.parent_id for r in found] == [d]
         store.write([IndexedDocument(d, "f") for d in many])
         assert set(store.fingerprints()) == set(odd) | set(many)
         assert store.delete([odd[0], odd[4]]) == 2

@@ -225,7 +225,10 @@ class LanceDBStore(Store):
         if self.path.is_dir():
             for name in (self.table, self._documents_table):
                 root = self._table_dir(name)
-                blocked += [root, root / "data", root / "_versions"]
+                blocked += [root] + [
+                    root / name
+                    for name in ("data", "_versions", "_transactions", "_indices", "_deletions")
+                ]
         for candidate in blocked:
             if candidate.exists() and not _mode_allows_writes(candidate):
                 raise StoreError(
