@@ -94,11 +94,19 @@ def test_other_tokenizers_go_through_model2vec(monkeypatch, model) -> None:
 
 def test_word_cache_restarts_when_full(monkeypatch) -> None:
     monkeypatch.setattr(_model, "_WORD_CACHE_LIMIT", 5)
+    monkeypatch.setattr(_model, "_PIECE_CACHE_LIMIT", 3)
     encoder = StaticEncoder()
-    first = encoder.encode(["one two three four", "five six seven"])
-    assert encoder._pooler is not None and len(encoder._pooler.words) <= 7
-    again = encoder.encode(["one two three four", "five six seven"])
-    assert np.array_equal(first, again)
+    texts = ["one two three four", "five six seven"]
+    first = encoder.encode(texts)
+    pooler = encoder._pooler
+    assert pooler is not None and {"one", "seven"} <= set(pooler.words)
+    other = encoder.encode(["eight nine"])  # the cache was over its limit: it restarts
+    assert "one" not in pooler.words and {"eight", "nine"} <= set(pooler.words)
+    assert len(pooler.words) <= 5
+    assert np.array_equal(encoder.encode(texts), first)
+    monkeypatch.undo()
+    assert np.array_equal(StaticEncoder().encode(texts), first)
+    assert np.array_equal(StaticEncoder().encode(["eight nine"]), other)
 
 
 _printable = st.text(alphabet=string.ascii_letters + string.digits + string.punctuation,
@@ -172,3 +180,31 @@ def test_pooler_applies_token_mapping_and_weights(model) -> None:
                if i != model.unk_token_id]
         expected = (table[mapping[ids]] * weights[ids][:, None]).mean(axis=0) if ids else 0
         assert np.allclose(row, expected, atol=1e-5)
+
+
+_text_pieces = st.sampled_from(
+    ["the", "Retrieval", "chunk,", "foo.bar(baz)", "naïve", "数据", "🙂", "[UNK]", "[unk]",
+     "x" * 120, "e-mail", "3.14", "\ufdd0", "\x01", "a\x1cb", "c\x0bd", "e\x85f", "\u200b",
+     "\u2028", "\xa0", "\x00", "tab\there", "\r\n", "  ", "Ünïcödé", "##ing", "?!"]
+) | st.text(min_size=0, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(st.lists(_text_pieces, max_size=12).map(" ".join), max_size=6),
+       fresh=st.booleans())
+def test_batched_token_ids_match_the_tokenizer_text_by_text(texts, fresh) -> None:
+    """Whole texts (joined into one split, or split one by one when a text holds the
+    separator) give the tokenizer's ids, less unknown tokens, text by text."""
+    encoder = StaticEncoder() if fresh else get_encoder()
+    assert encoder.model is not None
+    pooler = encoder._pooler
+    assert pooler is not None
+    tokenizer = _reference_tokenizer()
+    unk = tokenizer.token_to_id("[UNK]")
+    expected = [
+        [i for i in tokenizer.encode(t, add_special_tokens=False).ids if i != unk][:512]
+        for t in texts
+    ]
+    ids, lengths = pooler.token_ids(texts)
+    assert lengths.tolist() == [len(e) for e in expected]
+    assert ids.tolist() == [i for e in expected for i in e]

@@ -16,8 +16,8 @@ PLUGIN = Path(__file__).resolve().parents[3] / "plugins" / "semantic"
 
 def test_public_exports() -> None:
     assert set(ragloom_semantic.__all__) == {
-        "Encoder", "SemanticChunker", "SemanticRoute", "SemanticRouter", "StaticEncoder",
-        "bundled_model_path", "load_static_model", "__version__",
+        "Encoder", "Model2VecEmbedder", "SemanticChunker", "SemanticRoute", "SemanticRouter",
+        "StaticEncoder", "bundled_model_path", "load_static_model", "__version__",
     }
     for name in ragloom_semantic.__all__:
         assert getattr(ragloom_semantic, name) is not None
@@ -55,6 +55,9 @@ def test_entry_points_are_declared() -> None:
 
     assert names("ragloom.routers") == {"semantic": "ragloom_semantic.router:SemanticRouter"}
     assert names("ragloom.chunkers") == {"semantic": "ragloom_semantic.chunker:SemanticChunker"}
+    assert names("ragloom.embedders") == {
+        "model2vec": "ragloom_semantic.embedder:Model2VecEmbedder"
+    }
 
 
 @pytest.mark.e2e

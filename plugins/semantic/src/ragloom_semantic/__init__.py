@@ -1,7 +1,8 @@
-"""ragloom-semantic: routing and chunking by meaning, offline.
+"""ragloom-semantic: routing, chunking and embedding by meaning, offline.
 
 ``SemanticRouter`` (entry point ``ragloom.routers: semantic``) with its ``SemanticRoute``
-model, and ``SemanticChunker`` (``ragloom.chunkers: semantic``), both over a model2vec static
+model, ``SemanticChunker`` (``ragloom.chunkers: semantic``) and ``Model2VecEmbedder``
+(``ragloom.embedders: model2vec``), all over a model2vec static
 embedding model: the bundled ``m2v-minilm-256`` (15 MB, shipped in this package) or any local
 model2vec folder. No torch, no network.
 
@@ -20,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "SemanticRouter": ".router",
     "SemanticRoute": ".router",
     "SemanticChunker": ".chunker",
+    "Model2VecEmbedder": ".embedder",
     "StaticEncoder": "._model",
     "Encoder": "._model",
     "bundled_model_path": "._model",
@@ -28,6 +30,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Encoder",
+    "Model2VecEmbedder",
     "SemanticChunker",
     "SemanticRoute",
     "SemanticRouter",
@@ -44,4 +47,5 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 if TYPE_CHECKING:
     from ._model import Encoder, StaticEncoder, bundled_model_path, load_static_model
     from .chunker import SemanticChunker
+    from .embedder import Model2VecEmbedder
     from .router import SemanticRoute, SemanticRouter

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -28,6 +28,8 @@ __all__ = [
     "check_model_dir",
     "get_encoder",
     "load_static_model",
+    "model_digest",
+    "model_files",
     "normalize_rows",
 ]
 
@@ -83,6 +85,43 @@ def check_model_dir(path: str | Path) -> Path:
     return folder.resolve()
 
 
+_DIGESTS: dict[tuple[Path, tuple[tuple[str, int, int], ...]], str] = {}
+
+
+def model_files(folder: Path) -> list[Path]:
+    """The files of a model folder that decide its vectors (config, tokenizer, weights)."""
+    names = [*_REQUIRED_FILES, *_WEIGHT_FILES, "modules.json"]
+    return [folder / name for name in names if (folder / name).is_file()]
+
+
+def model_digest(path: str | Path | None = None) -> str:
+    """SHA-256 (hex) over the names and bytes of the model's :func:`model_files`.
+
+    Equal for the same model wherever it lies; different when any of those files changes.
+    Remembered per folder while the files' sizes and modification times stay the same.
+    """
+    folder = check_model_dir(bundled_model_path() if path is None else path)
+    files = model_files(folder)
+    stats = tuple(
+        (f.relative_to(folder).as_posix(), st.st_size, st.st_mtime_ns)
+        for f in files
+        for st in (f.stat(),)
+    )
+    key = (folder, stats)
+    digest = _DIGESTS.get(key)
+    if digest is None:
+        import hashlib
+
+        h = hashlib.sha256()
+        for f, (name, size, _) in zip(files, stats, strict=True):
+            h.update(f"{name}\0{size}\0".encode())
+            with f.open("rb") as stream:
+                for block in iter(lambda s=stream: s.read(1 << 20), b""):
+                    h.update(block)
+        digest = _DIGESTS[key] = h.hexdigest()
+    return digest
+
+
 _MODELS: dict[Path, StaticModel] = {}
 _MODELS_LOCK = threading.Lock()
 
@@ -125,7 +164,14 @@ _CHAR_LOCAL_NORMALIZERS = {
     "BertNormalizer", "Lowercase", "NFD", "NFC", "NFKD", "NFKC", "StripAccents",
 }
 _WORD_CACHE_LIMIT = 500_000  # distinct words remembered per model before the cache restarts
-_TOKEN_BLOCK = 8192  # tokens gathered at once when pooling (keeps the block in cache)
+_PIECE_CACHE_LIMIT = 200_000  # distinct ASCII word pieces remembered before that cache restarts
+_POOL_ROWS = 256  # texts summed together (their running sums stay in the CPU cache)
+# Joins a batch's texts into one string that is split once; a text that holds it is split alone.
+_TEXT_SEPARATOR = "\ufdd0"  # a Unicode noncharacter: never whitespace, never in real text
+# Whitespace to str.split() but control characters that a BERT normalizer deletes (Cc).
+_SPLIT_BUT_DELETED = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+# Joins new ASCII words for one regular-expression pass; never in a printable word.
+_WORD_SEPARATOR = "\x01"
 
 
 def _tokenizer_kinds(tokenizer: Any) -> tuple[dict[str, Any], list[str], list[str]]:
@@ -160,9 +206,105 @@ def _word_local(tokenizer: Any) -> bool:
     )
 
 
+class _Keys(dict[str, int]):
+    """Key -> row number; an unknown key gets the next row and is queued in ``pending``."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: list[str] = []
+
+    def __missing__(self, key: str) -> int:
+        row = self[key] = len(self)
+        self.pending.append(key)
+        return row
+
+
+class _TokenCache:
+    """Strings (words, word pieces) and their token ids, kept as rows of one flat array.
+
+    :meth:`rows` maps a list of strings to row numbers, learning the unknown ones in one call
+    of ``learn`` (which returns each one's token count and their ids, concatenated);
+    :meth:`take` gathers the ids of many rows with array operations only, so a batch costs one
+    dictionary lookup per string and no per-string Python work once the strings are known.
+    ``reserved`` strings have no tokens. Past ``limit`` strings the cache restarts.
+    """
+
+    def __init__(
+        self,
+        learn: Callable[[list[str]], tuple[np.ndarray, np.ndarray]],
+        limit: Callable[[], int],
+        reserved: Sequence[str] = (),
+    ) -> None:
+        self._learn = learn
+        self._limit = limit
+        self._reserved = tuple(reserved)
+        self._restart()
+
+    def _restart(self) -> None:
+        self.keys = _Keys()
+        self.starts = np.zeros(1024, dtype=np.int64)
+        self.lengths = np.zeros(1024, dtype=np.int64)
+        self.values = np.zeros(8192, dtype=np.int32)
+        self.size = 0
+        for key in self._reserved:
+            self.keys[key]  # registers the key, with no tokens
+        self.keys.pending.clear()
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def rows(self, keys: Sequence[str]) -> np.ndarray:
+        """The row of each key (int64), learning the keys not seen before."""
+        if len(self.keys) > self._limit():
+            self._restart()
+        rows = np.fromiter(map(self.keys.__getitem__, keys), dtype=np.int64, count=len(keys))
+        pending = self.keys.pending
+        if pending:
+            self.keys.pending = []
+            lengths, values = self._learn(pending)
+            self._append(lengths, values)
+        return rows
+
+    def _append(self, lengths: np.ndarray, values: np.ndarray) -> None:
+        first = len(self.keys) - lengths.size
+        end = first + lengths.size
+        if end > self.starts.size:
+            grown = max(end, 2 * self.starts.size)
+            self.starts = np.resize(self.starts, grown)
+            self.lengths = np.resize(self.lengths, grown)
+        if self.size + values.size > self.values.size:
+            self.values = np.resize(self.values, max(self.size + values.size, 2 * self.values.size))
+        self.starts[first:end] = self.size + np.cumsum(lengths) - lengths
+        self.lengths[first:end] = lengths
+        self.values[self.size : self.size + values.size] = values
+        self.size += values.size
+
+    def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of ``rows`` concatenated, and the running token count after each row."""
+        lengths = self.lengths[rows]
+        ends = np.cumsum(lengths)
+        total = int(ends[-1]) if ends.size else 0
+        flat = self.values[np.repeat(self.starts[rows] - (ends - lengths), lengths)
+                           + np.arange(total)]
+        return flat, ends
+
+
+def _drop(ids: Sequence[int], unk: int | None) -> list[int]:
+    return [i for i in ids if i != unk] if unk is not None and unk in ids else list(ids)
+
+
+def _ragged(pieces: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+    flat = np.fromiter(chain.from_iterable(pieces), dtype=np.int32, count=int(lengths.sum()))
+    return lengths, flat
+
+
 # For an uncased BERT tokenizer a printable-ASCII word is lowercased and split into runs of
 # letters/digits and single punctuation characters, nothing else.
 _ASCII_PIECE = re.compile(r"[a-z0-9]+|[!-/:-@\[-`{-~]")
+_ASCII_PIECE_OR_SEPARATOR = re.compile(r"[a-z0-9]+|[!-/:-@\[-`{-~]|" + _WORD_SEPARATOR)
 
 
 class _AsciiWordPiece:
@@ -182,6 +324,12 @@ class _AsciiWordPiece:
         self.unk = vocab[str(model_spec["unk_token"])]
         self.max_chars = int(model_spec.get("max_input_chars_per_word") or 100)
         self.pieces: dict[str, list[int]] = {}
+        # Pieces with their ids less the unknown token, for :meth:`words`; the separator has none.
+        self.known = _TokenCache(
+            lambda new: _ragged([_drop(self.piece(p), self.unk) for p in new]),
+            lambda: _PIECE_CACHE_LIMIT,
+            reserved=(_WORD_SEPARATOR,),
+        )
 
     @classmethod
     def for_tokenizer(cls, tokenizer: Any) -> _AsciiWordPiece | None:
@@ -199,25 +347,58 @@ class _AsciiWordPiece:
             return cls(model, added)
         return None
 
+    def _has_added(self, text: str) -> bool:
+        if not self.added:
+            return False
+        lowered = text.lower()
+        return any(t in text for t in self.added) or any(t in lowered for t in self.added_lower)
+
+    def handles(self, word: str) -> bool:
+        """Whether ``word`` is printable ASCII without spaces or added tokens."""
+        return (
+            word.isascii() and word.isprintable() and " " not in word
+            and not self._has_added(word)
+        )
+
+    def handled(self, words: Sequence[str]) -> list[bool]:
+        """:meth:`handles` of each of ``words`` (whitespace-free), checked on all at once
+        when they are all printable ASCII."""
+        probe = " ".join(words)
+        if probe.isascii() and probe.isprintable() and not self._has_added(probe):
+            return [True] * len(words)
+        if self._has_added(probe):
+            return [self.handles(w) for w in words]
+        return [w.isascii() and w.isprintable() for w in words]
+
     def word(self, word: str) -> list[int] | None:
         """The ids of ``word``, or ``None`` when it is not printable ASCII."""
-        if not (word.isascii() and word.isprintable()) or " " in word:
-            return None
-        lowered = word.lower()
-        if self.added and (
-            any(t in word for t in self.added) or any(t in lowered for t in self.added_lower)
-        ):
+        if not self.handles(word):
             return None
         ids: list[int] = []
         known = self.pieces
         if len(known) > _WORD_CACHE_LIMIT:
             known.clear()
-        for piece in _ASCII_PIECE.findall(lowered):
+        for piece in _ASCII_PIECE.findall(word.lower()):
             found = known.get(piece)
             if found is None:
                 found = known[piece] = self.piece(piece)
             ids.extend(found)
         return ids
+
+    def words(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Token counts and concatenated ids (less the unknown token) of words it
+        :meth:`handles`: one regular-expression pass over all of them, then array operations.
+        """
+        if not words:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        joined = _WORD_SEPARATOR.join(words).lower()
+        pieces = _ASCII_PIECE_OR_SEPARATOR.findall(joined)
+        rows = self.known.rows(pieces)
+        flat, ends = self.known.take(rows)
+        # Word i's tokens end where its separator (or the last piece) is.
+        word_ends = np.append(np.flatnonzero(rows == 0), rows.size)
+        token_ends = np.concatenate(([0], ends))[word_ends]
+        return np.diff(token_ends, prepend=0), flat
 
     def piece(self, piece: str) -> list[int]:
         """Greedy longest-match-first WordPiece of one pre-token."""
@@ -246,79 +427,94 @@ class _WordPooler:
     """Mean pooling of a WordPiece static model with a per-word cache of token ids.
 
     Equivalent to ``StaticModel.encode`` (same ids, same mean; truncation at ``max_length``
-    tokens), but the tokenizer only sees each distinct word once, which makes long texts
-    several times faster to encode.
+    tokens), but each distinct word is tokenized once (new printable-ASCII words in one batch),
+    and a batch of known words costs a dictionary lookup per word and array operations.
     """
 
     def __init__(self, model: StaticModel) -> None:
         self.tokenizer = model.tokenizer
         self.table = np.asarray(model.embedding, dtype=np.float32)
-        rows, dim = self.table.shape
-        # Texts are padded to a common length with an extra id, ``pad``, whose vector is a
-        # zero row (and whose weight is zero). Ids index the tokenizer's vocabulary; a token
-        # mapping, when the model has one, turns them into rows of the table.
-        self.padded_table = np.vstack([self.table, np.zeros((1, dim), np.float32)])
         mapping = getattr(model, "token_mapping", None)
         weights = getattr(model, "weights", None)
-        if mapping is not None:
-            mapping = np.asarray(mapping, dtype=np.int64)
-            self.pad = int(mapping.shape[0])
-            self.padded_mapping: np.ndarray | None = np.concatenate([mapping, [rows]])
-        else:
-            self.pad = rows
-            self.padded_mapping = None
-        self.padded_weights = (
-            None
-            if weights is None
-            else np.concatenate([np.asarray(weights, dtype=np.float32), [0.0]]).astype(np.float32)
-        )
+        # Ids index the tokenizer's vocabulary; a token mapping, when the model has one, turns
+        # them into rows of the table; weights, when it has them, scale each token's vector.
+        self.mapping = None if mapping is None else np.asarray(mapping, dtype=np.int64)
+        self.weights = None if weights is None else np.asarray(weights, dtype=np.float32)
         self.unk = model.unk_token_id
         self.max_length: int | None = model.max_length
-        self.words: dict[str, list[int]] = {}
         self.lock = threading.Lock()
         self.ascii = _AsciiWordPiece.for_tokenizer(self.tokenizer)
+        # A BERT normalizer that cleans text deletes control characters before splitting:
+        # those that Python's str.split() takes for whitespace must go before it splits.
+        spec, _, _ = _tokenizer_kinds(self.tokenizer)
+        normalizer = spec.get("normalizer") or {}
+        cleans = normalizer.get("type") == "BertNormalizer" and normalizer.get("clean_text")
+        self.removed = _SPLIT_BUT_DELETED if cleans else None
+        self.cache = _TokenCache(
+            self._learn, lambda: _WORD_CACHE_LIMIT, reserved=(_TEXT_SEPARATOR,)
+        )
 
-    def _learn(self, words: list[str]) -> None:
+    @property
+    def words(self) -> dict[str, int]:
+        """The words whose token ids are cached (with their rows)."""
+        return self.cache.keys
+
+    def _learn(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
         # Unknown-token ids are dropped, as StaticModel.tokenize does.
-        learned = self.words
-        unk = self.unk
-        rest: list[str] = []
-        if self.ascii is not None:
-            tokenize = self.ascii.word
-            for word in words:
-                ids = tokenize(word)
-                if ids is None:
-                    rest.append(word)
-                else:
-                    learned[word] = [i for i in ids if i != unk] if unk in ids else ids
-        else:
+        if self.ascii is None:
+            fast: list[int] = []
             rest = words
-        if not rest:
-            return
-        encodings = self.tokenizer.encode_batch_fast(rest, add_special_tokens=False)
-        for word, encoding in zip(rest, encodings, strict=True):
-            ids = encoding.ids
-            learned[word] = [i for i in ids if i != unk] if unk is not None and unk in ids else ids
+        else:
+            handled = self.ascii.handled(words)
+            fast = [i for i, ok in enumerate(handled) if ok]
+            if len(fast) == len(words):
+                return self.ascii.words(words)
+            rest = [w for w, ok in zip(words, handled, strict=True) if not ok]
+        encodings = self.tokenizer.encode_batch_fast(rest, add_special_tokens=False) if rest else []
+        rest_lengths, rest_ids = _ragged([_drop(e.ids, self.unk) for e in encodings])
+        if not fast:
+            return rest_lengths, rest_ids
+        assert self.ascii is not None
+        fast_lengths, fast_ids = self.ascii.words([words[i] for i in fast])
+        # Interleave the two sets back into the order of ``words``.
+        lengths = np.empty(len(words), dtype=np.int64)
+        is_fast = np.zeros(len(words), dtype=bool)
+        is_fast[fast] = True
+        lengths[is_fast] = fast_lengths
+        lengths[~is_fast] = rest_lengths
+        starts = np.empty(len(words), dtype=np.int64)
+        starts[is_fast] = np.cumsum(fast_lengths) - fast_lengths
+        starts[~is_fast] = fast_ids.size + np.cumsum(rest_lengths) - rest_lengths
+        values = np.concatenate((fast_ids, rest_ids))
+        ends = np.cumsum(lengths)
+        total = int(ends[-1]) if ends.size else 0
+        return lengths, values[np.repeat(starts - (ends - lengths), lengths) + np.arange(total)]
 
     def token_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """The concatenated token ids of ``texts`` and each text's number of tokens."""
-        splits = [text.split() for text in texts]
-        words_per_text = np.fromiter(map(len, splits), dtype=np.int64, count=len(splits))
-        all_words = list(chain.from_iterable(splits))
+        if not texts:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+        removed = self.removed
+        joined = not any(_TEXT_SEPARATOR in text for text in texts)
+        if joined:
+            # One split of the whole batch; the separator words (row 0) end the texts.
+            batch = f" {_TEXT_SEPARATOR} ".join(texts)
+            if removed is not None and removed.search(batch):
+                batch = removed.sub("", batch)
+            words = batch.split()
+        else:
+            if removed is not None:
+                texts = [removed.sub("", text) for text in texts]
+            splits = [text.split() for text in texts]
+            counts = np.fromiter(map(len, splits), dtype=np.int64, count=len(splits))
+            words = list(chain.from_iterable(splits))
         with self.lock:
-            unique = set(all_words)
-            missing = [w for w in unique if w not in self.words]
-            if missing:
-                if len(self.words) + len(missing) > _WORD_CACHE_LIMIT:
-                    self.words = {}
-                    missing = list(unique)
-                self._learn(missing)
-            per_word = list(map(self.words.__getitem__, all_words))
-        flat = np.fromiter(chain.from_iterable(per_word), dtype=np.int64)
-        word_tokens = np.fromiter(map(len, per_word), dtype=np.int64, count=len(per_word))
-        cumulative = np.concatenate(([0], np.cumsum(word_tokens)))
-        word_ends = np.cumsum(words_per_text)
-        lengths = cumulative[word_ends] - cumulative[word_ends - words_per_text]
+            rows = self.cache.rows(words)
+            flat, ends = self.cache.take(rows)
+        text_ends = (
+            np.append(np.flatnonzero(rows == 0), rows.size) if joined else np.cumsum(counts)
+        )
+        lengths = np.diff(np.concatenate(([0], ends))[text_ends], prepend=0)
         limit = self.max_length
         if limit is not None and lengths.size and int(lengths.max()) > limit:
             starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
@@ -327,44 +523,45 @@ class _WordPooler:
         return flat, lengths
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Mean token embedding of each text (not normalised; zero rows for no tokens).
-
-        Texts are grouped by token count rounded up to a power of two and pooled as padded
-        ``(texts, length, dim)`` blocks (the padding row is zero), which numpy sums several
-        times faster than segment reductions; a sum never depends on the rest of the batch.
-        """
+        """Mean token embedding of each text (not normalised; zero rows for no tokens)."""
         token_ids, lengths = self.token_ids(texts)
-        dim = self.table.shape[1]
-        out = np.zeros((len(texts), dim), dtype=np.float32)
+        out = self.sums(token_ids, lengths)
         rows = np.flatnonzero(lengths)
-        if rows.size == 0:
-            return out
-        starts = np.cumsum(lengths) - lengths
-        padded = 1 << np.ceil(np.log2(lengths[rows])).astype(np.int64)
-        for width in np.unique(padded).tolist():
-            members = rows[padded == width]
-            step = max(1, _TOKEN_BLOCK // width)
-            for lo in range(0, members.size, step):
-                block = members[lo : lo + step]
-                out[block] = self._pool(token_ids, starts[block], lengths[block], width)
         out[rows] /= lengths[rows, None]
         return out
 
-    def _pool(
-        self, token_ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int
-    ) -> np.ndarray:
-        """Sums of the token vectors of texts ``[starts, starts + lengths)``, ``width`` wide."""
-        total = int(lengths.sum())
-        offsets = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        index = np.full((lengths.size, width), self.pad, dtype=np.int64)
-        index[np.arange(width)[None, :] < lengths[:, None]] = token_ids[
-            np.repeat(starts, lengths) + offsets
-        ]
-        table_rows = index if self.padded_mapping is None else self.padded_mapping[index]
-        vectors = self.padded_table[table_rows]
-        if self.padded_weights is not None:
-            vectors *= self.padded_weights[index][:, :, None]
-        return np.asarray(vectors.sum(axis=1), dtype=np.float32)
+    def sums(self, token_ids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Sum of the token vectors of each text (``lengths[i]`` ids each, concatenated).
+
+        Texts are taken longest first in groups of ``_POOL_ROWS``; a group's running sums
+        (small enough to stay in the CPU cache) get the ``j``-th token vector of every text
+        that has one, for ``j`` from 0 to its longest length. Each text's sum is therefore
+        added up in token order whatever else is in the batch: a text gets the same vector
+        alone or in any batch.
+        """
+        dim = self.table.shape[1]
+        out = np.zeros((lengths.size, dim), dtype=np.float32)
+        starts = np.cumsum(lengths) - lengths
+        order = np.argsort(-lengths, kind="stable")
+        table, mapping, weights = self.table, self.mapping, self.weights
+        for lo in range(0, order.size, _POOL_ROWS):
+            group = order[lo : lo + _POOL_ROWS]
+            sizes = lengths[group]
+            longest = int(sizes[0])
+            if longest == 0:
+                break
+            # How many texts of the group (longest first) have a j-th token, for each j.
+            active = sizes.size - np.searchsorted(sizes[::-1], np.arange(longest), side="right")
+            first = starts[group]
+            acc = np.zeros((sizes.size, dim), dtype=np.float32)
+            for j, count in enumerate(active.tolist()):
+                ids = token_ids[first[:count] + j]
+                vectors = table[ids if mapping is None else mapping[ids]]
+                if weights is not None:
+                    vectors *= weights[ids][:, None]
+                acc[:count] += vectors
+            out[group] = acc
+        return out
 
 
 class StaticEncoder:

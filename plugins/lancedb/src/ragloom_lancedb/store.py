@@ -1,0 +1,814 @@
+"""``LanceDBStore``: chunks and their vectors in an embedded LanceDB directory, no server."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ragloom.errors import InvalidInputError
+from ragloom.models import Document
+from ragloom.stores import IndexedDocument, ScoredChunk, SearchMode, Store, StoreError, StoreInfo
+
+from ._where import condition_sql, metadata_tokens, sql_string
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["LanceDBStore"]
+
+#: Written into both tables' schema metadata; a table without it was not made by this store.
+_FORMAT_KEY = b"ragloom.store"
+_FORMAT = b"ragloom-lancedb/1"
+
+_CHUNK_COLUMNS = (
+    "id", "document_id", "parent_id", "chunk_index", "span_start", "span_end", "content",
+    "content_format", "metadata", "where_tokens", "vector",
+)
+_RESULT_COLUMNS: list[str] = [c for c in _CHUNK_COLUMNS if c not in ("where_tokens", "vector")]
+
+#: A found chunk: its document's id, the chunk, its score.
+_Found = tuple[str, Document, float]
+_DOCUMENT_COLUMNS = ("document_id", "fingerprint", "chunks")
+
+#: A document whose write or delete began and did not finish reports this fingerprint, which
+#: equals no real one (those must not be empty): the next ingest writes it again.
+UNFINISHED = ""
+
+_IN_LIST = 2000  # document ids per ``IN (...)`` predicate
+# Folding (LanceDB's optimize: compaction, then new rows into the indexes) rewrites small files
+# into large ones, which costs about as much as the table is big; text search reads rows that
+# are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds after
+# this many rows or commits since the last fold; close folds when the index misses more than
+# _FOLD_TAIL rows, so that re-ingesting a few files does not rewrite the table.
+_OPTIMIZE_ROWS = 100_000
+_OPTIMIZE_COMMITS = 200
+_FOLD_TAIL = 2_000
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    message = text[0] if text else type(exc).__name__
+    return message if len(message) <= 300 else message[:297] + "..."
+
+
+def _mode_allows_writes(path: Path) -> bool:
+    """Whether ``path`` may be written: the OS says so and, for root (whom the OS lets write
+    anywhere), its permission bits leave some write bit on."""
+    if not os.access(path, os.W_OK):
+        return False
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return bool(stat.S_IMODE(path.stat().st_mode) & 0o222)
+    return True
+
+
+class LanceDBStore(Store):
+    """A :class:`~ragloom.stores.Store` in a local LanceDB directory (embedded, no server).
+
+    Two tables live in ``path``: ``table`` holds one row per chunk (its id, document id,
+    lineage, content, content format, metadata as JSON, the metadata's ``where`` tokens and
+    its vector as a fixed-size list of float32), ``<table>_documents`` one row per document
+    (id, fingerprint, chunk count). The vector dimension is fixed by the first write that has
+    chunks and recorded in the table's schema.
+
+    **Writes.** :meth:`write` replaces the chunks of every given document in four LanceDB
+    commits whatever the number of documents: it marks the documents unfinished (their
+    fingerprint reads ``""``), deletes their old chunks, adds the new ones, and records the
+    fingerprints. Each commit is atomic; a crash between two leaves those documents
+    unfinished, and since ``""`` never equals a real fingerprint the next ingest writes them
+    again, which deletes whatever half of them was there. :meth:`delete` marks, deletes the
+    chunks, then the document rows, with the same guarantee. Batches of a few thousand chunks
+    per call are the efficient unit: every call makes new small files, which the store folds
+    together and into its indexes (:meth:`optimize`) every 100k rows or 200 commits, and on
+    :meth:`close` when the full-text index misses more than 2,000 rows. Folding rewrites the
+    table's files (about 2 s for 100k chunks of 256 dimensions), and text search reads rows
+    the index misses one by one (about 10 ms per 1,000), hence the threshold.
+
+    **Search.** ``"vector"``: exact cosine search (no approximate index), score = cosine
+    similarity; chunks with a zero vector (a text with no tokens) are never found by vector.
+    ``"text"``: LanceDB's full-text index over the content (BM25, English stemming and stop
+    words; created at the first write, kept up to date: rows added since the last fold are
+    searched without it), score = BM25. The query is a bag of words (quotes and operators
+    are ordinary characters). ``"hybrid"``: both, each taking its best ``hybrid_candidates``
+    (at least ``top_k``), fused by reciprocal rank fusion, score = sum over the two lists of
+    ``1 / (hybrid_k + rank)`` with ranks from 1 and ``hybrid_k`` = 60 by default; ties go to
+    the chunk ranked better by vector. ``where`` is applied before ranking in every mode and
+    means exactly :func:`ragloom.stores.matches_where` over the metadata as stored (JSON).
+    Found chunks come back without their vectors.
+
+    **Errors.** Another vector dimension (a write or a query) raises
+    :class:`~ragloom.stores.StoreError` naming both and the path, and changes nothing. A
+    directory that cannot be written (permissions, or permission bits without any write bit
+    even for root) is read-only: searches, :meth:`fingerprints` and :meth:`info` work, and
+    :meth:`write`, :meth:`delete` and :meth:`clear` raise ``StoreError`` before changing
+    anything. A damaged directory (not a directory, unreadable manifests or data, tables of
+    another schema) raises ``StoreError`` naming the path and what failed; nothing is
+    repaired or removed behind your back. Bad input (a chunk without an embedding, metadata
+    that is not JSON, an empty fingerprint, one document twice in a call) raises
+    :class:`~ragloom.errors.InvalidInputError` before anything is written.
+
+    One process should write a store at a time; readers in other processes see every
+    finished commit (reads check for a newer version).
+
+    Args:
+        path: the store's directory (created by the first write).
+        table: the chunk table's name (the documents table is ``<table>_documents``).
+        hybrid_k: the constant ``k`` of reciprocal rank fusion in hybrid search.
+        hybrid_candidates: how many results of each kind hybrid search fuses.
+    """
+
+    step_id: ClassVar[str] = "ragloom-lancedb/store"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ".ragloom/index",
+        table: str = "chunks",
+        *,
+        hybrid_k: int = 60,
+        hybrid_candidates: int = 50,
+    ) -> None:
+        if not isinstance(table, str) or not table or not table.replace("_", "").isalnum():
+            raise ValueError(f"table must be a name of letters, digits and _, got {table!r}")
+        for name, value in (("hybrid_k", hybrid_k), ("hybrid_candidates", hybrid_candidates)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        self.path = Path(path).expanduser()
+        self.table = table
+        self.hybrid_k = hybrid_k
+        self.hybrid_candidates = hybrid_candidates
+        self._documents_table = f"{table}_documents"
+        self._lock = threading.RLock()
+        self._db: Any = None
+        self._chunks: Any = None
+        self._documents: Any = None
+        self._closed = False
+        self._pending_rows = 0
+        self._pending_commits = 0
+        self._text_indexed = False
+        self._dimension: int | None = None  # read from the schema once the table is open
+        self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
+
+    # -- identity ---------------------------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def config(self) -> Mapping[str, Any]:
+        return {
+            "path": str(self.path),
+            "table": self.table,
+            "hybrid_k": self.hybrid_k,
+            "hybrid_candidates": self.hybrid_candidates,
+        }
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(path={str(self.path)!r}, table={self.table!r})"
+
+    # -- opening ----------------------------------------------------------------------------
+
+    @contextmanager
+    def _guard(self, doing: str) -> Iterator[None]:
+        """LanceDB, Arrow and OS errors as a ``StoreError`` naming the store and the step."""
+        try:
+            yield
+        except (StoreError, InvalidInputError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - every backend failure becomes a StoreError
+            raise StoreError(
+                f"LanceDB store at {self.location}: cannot {doing}: {_first_line(exc)}"
+            ) from None
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"LanceDB store at {self.location} is closed")
+
+    def _table_dir(self, name: str) -> Path:
+        return self.path / f"{name}.lance"
+
+    def _connect(self, create: bool) -> Any:
+        """The LanceDB connection, or ``None`` when the store does not exist and ``create``
+        is false (nothing is created by reading)."""
+        self._check_open()
+        if self._db is not None:
+            return self._db
+        if self.path.exists() and not self.path.is_dir():
+            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
+        if not self.path.exists():
+            if not create:
+                return None
+            self._check_writable()
+            with self._guard("create the store directory"):
+                self.path.mkdir(parents=True, exist_ok=True)
+        import lancedb
+
+        with self._guard("open the store"):
+            # Reads check for versions committed by other processes.
+            self._db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+        return self._db
+
+    def _check_writable(self) -> None:
+        target = self.path
+        while not target.exists():
+            if target.parent == target:
+                break
+            target = target.parent
+        blocked = [target]
+        if self.path.is_dir():
+            for name in (self.table, self._documents_table):
+                root = self._table_dir(name)
+                blocked += [root] + [
+                    root / name
+                    for name in ("data", "_versions", "_transactions", "_indices", "_deletions")
+                ]
+        for candidate in blocked:
+            if candidate.exists() and not _mode_allows_writes(candidate):
+                raise StoreError(
+                    f"LanceDB store at {self.location} is read-only ({candidate} cannot be "
+                    "written): nothing was changed"
+                )
+
+    def _open(self, name: str) -> Any:
+        db = self._db
+        if db is None or not self._table_dir(name).exists():
+            return None
+        with self._guard(f"open table {name!r}"):
+            table = db.open_table(name)
+            schema = table.schema
+        wanted = _CHUNK_COLUMNS if name == self.table else _DOCUMENT_COLUMNS
+        missing = [c for c in wanted if c not in schema.names]
+        if missing or (schema.metadata or {}).get(_FORMAT_KEY) != _FORMAT:
+            raise StoreError(
+                f"LanceDB store at {self.location}: table {name!r} was not written by "
+                f"ragloom-lancedb (missing {', '.join(missing) or 'its format mark'})"
+            )
+        return table
+
+    def _tables(self, create: bool = False) -> tuple[Any, Any]:
+        """The (chunks, documents) tables, each ``None`` while it does not exist."""
+        with self._lock:
+            if self._connect(create) is None:
+                return None, None
+            if self._chunks is None:
+                self._chunks = self._open(self.table)
+            if self._documents is None:
+                self._documents = self._open(self._documents_table)
+            return self._chunks, self._documents
+
+    @property
+    def dimension(self) -> int | None:
+        """The vector dimension of the chunks table (``None`` before the first chunk)."""
+        chunks, _ = self._tables()
+        if chunks is None:
+            return None
+        if self._dimension is None:
+            with self._guard("read the schema"):
+                field = chunks.schema.field("vector")
+            size = getattr(field.type, "list_size", None)
+            self._dimension = int(size) if size is not None else None
+        return self._dimension
+
+    # -- schemas ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _chunk_schema(dimension: int) -> pa.Schema:
+        import pyarrow as pa
+
+        return pa.schema(
+            [
+                pa.field("id", pa.string(), nullable=False),
+                pa.field("document_id", pa.string(), nullable=False),
+                pa.field("parent_id", pa.string()),
+                pa.field("chunk_index", pa.int64()),
+                pa.field("span_start", pa.int64()),
+                pa.field("span_end", pa.int64()),
+                pa.field("content", pa.string(), nullable=False),
+                pa.field("content_format", pa.string(), nullable=False),
+                pa.field("metadata", pa.string(), nullable=False),
+                pa.field("where_tokens", pa.list_(pa.string())),
+                pa.field("vector", pa.list_(pa.float32(), dimension)),
+            ],
+            metadata={_FORMAT_KEY: _FORMAT},
+        )
+
+    @staticmethod
+    def _document_schema() -> pa.Schema:
+        import pyarrow as pa
+
+        return pa.schema(
+            [
+                pa.field("document_id", pa.string(), nullable=False),
+                pa.field("fingerprint", pa.string(), nullable=False),
+                pa.field("chunks", pa.int64(), nullable=False),
+            ],
+            metadata={_FORMAT_KEY: _FORMAT},
+        )
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def _prepare(
+        self, documents: Sequence[IndexedDocument], dimension: int | None
+    ) -> tuple[list[str], list[str], list[int], pa.Table | None, int | None]:
+        """Validate ``documents`` and build their rows before anything is written."""
+        import numpy as np
+
+        ids: list[str] = []
+        fingerprints: list[str] = []
+        counts: list[int] = []
+        seen: set[str] = set()
+        columns: dict[str, list[Any]] = {c: [] for c in _CHUNK_COLUMNS if c != "vector"}
+        tokens_of: dict[str, list[str]] = {}  # chunks of a document mostly share metadata
+        stored, first = dimension, ""
+        vectors: list[Sequence[float]] = []
+        for position, doc in enumerate(documents):
+            if not isinstance(doc, IndexedDocument):
+                raise InvalidInputError(
+                    f"write takes IndexedDocument items, got a {type(doc).__name__} at "
+                    f"position {position}"
+                )
+            if not isinstance(doc.document_id, str) or not doc.document_id:
+                raise InvalidInputError(f"document {position} has an empty document_id")
+            if doc.document_id in seen:
+                raise InvalidInputError(
+                    f"document {doc.document_id!r} appears twice in one write"
+                )
+            if not isinstance(doc.fingerprint, str) or not doc.fingerprint:
+                raise InvalidInputError(
+                    f"document {doc.document_id!r} has an empty fingerprint"
+                )
+            seen.add(doc.document_id)
+            ids.append(doc.document_id)
+            fingerprints.append(doc.fingerprint)
+            counts.append(len(doc.chunks))
+            for chunk in doc.chunks:
+                if not isinstance(chunk, Document):
+                    raise InvalidInputError(
+                        f"a chunk of document {doc.document_id!r} is a "
+                        f"{type(chunk).__name__}, not a Document"
+                    )
+                vector = chunk.embedding
+                if vector is None:
+                    raise InvalidInputError(
+                        f"chunk {chunk.id!r} of document {doc.document_id!r} has no "
+                        "embedding: embed chunks before storing them"
+                    )
+                if dimension is None:
+                    dimension = len(vector)
+                    first = f"chunk {chunk.id!r} of document {doc.document_id!r}"
+                if len(vector) != dimension:
+                    held = (
+                        f"holds vectors of dimension {dimension}"
+                        if stored is not None
+                        else f"got {first} with dimension {dimension} first"
+                    )
+                    raise StoreError(
+                        f"LanceDB store at {self.location} {held}; chunk {chunk.id!r} of "
+                        f"document {doc.document_id!r} has dimension {len(vector)}: nothing "
+                        "was written"
+                    )
+                try:
+                    text = json.dumps(chunk.metadata, ensure_ascii=False)
+                except (TypeError, ValueError) as exc:
+                    raise InvalidInputError(
+                        f"the metadata of chunk {chunk.id!r} of document "
+                        f"{doc.document_id!r} is not JSON: {exc}"
+                    ) from None
+                columns["id"].append(chunk.id)
+                columns["document_id"].append(doc.document_id)
+                columns["parent_id"].append(chunk.parent_id)
+                columns["chunk_index"].append(chunk.index)
+                columns["span_start"].append(chunk.start)
+                columns["span_end"].append(chunk.end)
+                columns["content"].append(chunk.content)
+                columns["content_format"].append(str(chunk.content_format))
+                columns["metadata"].append(text)
+                tokens = tokens_of.get(text)
+                if tokens is None:
+                    tokens = tokens_of[text] = metadata_tokens(json.loads(text))
+                columns["where_tokens"].append(tokens)
+                vectors.append(vector)
+        if not vectors:
+            return ids, fingerprints, counts, None, dimension
+        if dimension == 0:
+            raise InvalidInputError("chunks have empty embeddings (dimension 0)")
+        import pyarrow as pa
+
+        assert dimension is not None
+        flat = np.asarray(vectors, dtype=np.float32).reshape(-1)
+        columns_out: dict[str, Any] = dict(columns)
+        columns_out["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(flat), dimension)
+        table = pa.table(columns_out, schema=self._chunk_schema(dimension))
+        return ids, fingerprints, counts, table, dimension
+
+    def _document_rows(self, ids: list[str], fingerprints: list[str], counts: list[int]) -> Any:
+        import pyarrow as pa
+
+        return pa.table(
+            {"document_id": ids, "fingerprint": fingerprints, "chunks": counts},
+            schema=self._document_schema(),
+        )
+
+    def _upsert_documents(self, rows: Any) -> int:
+        """Insert or update document rows; return how many were already there."""
+        result = (
+            self._documents.merge_insert("document_id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(rows)
+        )
+        return int(getattr(result, "num_updated_rows", len(rows)))
+
+    @staticmethod
+    def _in(column: str, ids: Sequence[str]) -> Iterator[str]:
+        for lo in range(0, len(ids), _IN_LIST):
+            listed = ", ".join(sql_string(i) for i in ids[lo : lo + _IN_LIST])
+            yield f"{column} IN ({listed})"
+
+    def write(self, documents: Sequence[IndexedDocument]) -> None:
+        """Replace each document's chunks and fingerprint (see the class notes on crashes).
+
+        Raises:
+            StoreError: another vector dimension, a read-only or damaged store.
+            InvalidInputError: a chunk without an embedding, metadata that is not JSON, an
+                empty fingerprint, or one document twice; nothing is written.
+        """
+        docs = list(documents)
+        if not docs:
+            self._check_open()
+            return
+        with self._lock:
+            chunks, _ = self._tables()
+            known = self.dimension if chunks is not None else None
+            ids, fingerprints, counts, rows, dimension = self._prepare(docs, known)
+            self._check_writable()
+            self._tables(create=True)
+            with self._guard("create the documents table"):
+                if self._documents is None:
+                    self._documents = self._db.create_table(
+                        self._documents_table, schema=self._document_schema()
+                    )
+            with self._guard("mark the documents as being written"):
+                known_before = self._upsert_documents(
+                    self._document_rows(ids, [UNFINISHED] * len(ids), [-1] * len(ids))
+                )
+            # Chunks only exist for documents that have a row (rows go last on delete).
+            if self._chunks is not None and known_before:
+                with self._guard("delete the documents' old chunks"):
+                    for predicate in self._in("document_id", ids):
+                        self._chunks.delete(predicate)
+            if rows is not None:
+                with self._guard("add the chunks"):
+                    if self._chunks is None:
+                        assert dimension is not None
+                        self._chunks = self._db.create_table(
+                            self.table, schema=self._chunk_schema(dimension)
+                        )
+                    self._chunks.add(rows)
+                self._pending_rows += rows.num_rows
+            with self._guard("record the documents' fingerprints"):
+                self._upsert_documents(self._document_rows(ids, fingerprints, counts))
+            self._pending_commits += 4
+            if self._chunks is not None:
+                self._ensure_indexes()
+                if (
+                    self._pending_rows >= _OPTIMIZE_ROWS
+                    or self._pending_commits >= _OPTIMIZE_COMMITS
+                ):
+                    self._optimize()
+
+    def _index_names(self, chunks: Any) -> set[str]:
+        with self._guard("list the indexes"):
+            return {column for i in chunks.list_indices() for column in i.columns}
+
+    def _ensure_indexes(self) -> None:
+        """The full-text index on the content and the label index on the where tokens."""
+        indexed = self._index_names(self._chunks)
+        if "content" not in indexed:
+            from lancedb.index import FTS
+
+            with self._guard("build the full-text index"):
+                self._chunks.create_index("content", config=FTS(with_position=False))
+        if "where_tokens" not in indexed:
+            from lancedb.index import LabelList
+
+            with self._guard("build the metadata index"):
+                self._chunks.create_index("where_tokens", config=LabelList())
+
+    def _ensure_text_index(self, chunks: Any) -> None:
+        """Build the full-text index if a crash left the table without it."""
+        if self._text_indexed:
+            return
+        with self._lock:
+            if "content" not in self._index_names(chunks):
+                try:
+                    self._check_writable()
+                except StoreError:
+                    raise StoreError(
+                        f"LanceDB store at {self.location} has no full-text index and is "
+                        "read-only, so none can be built: search by vector"
+                    ) from None
+                self._ensure_indexes()
+            self._text_indexed = True
+
+    def _optimize(self) -> None:
+        """Fold small files together and new rows into the indexes (LanceDB's optimize;
+        versions older than its default week are removed)."""
+        with self._guard("optimize the tables"):
+            if self._chunks is not None:
+                self._chunks.optimize()
+            if self._documents is not None:
+                self._documents.optimize()
+        self._pending_rows = 0
+        self._pending_commits = 0
+
+    def delete(self, document_ids: Iterable[str]) -> int:
+        """Remove these documents and their chunks; return how many documents were stored."""
+        if isinstance(document_ids, str):
+            raise InvalidInputError("delete takes document ids, not one string")
+        ids = list(dict.fromkeys(document_ids))
+        for i in ids:
+            if not isinstance(i, str):
+                raise InvalidInputError(f"document ids are strings, got {type(i).__name__}")
+        with self._lock:
+            chunks, documents = self._tables()
+            if not ids or documents is None:
+                return 0
+            stored = self.fingerprints()
+            present = [i for i in ids if i in stored]
+            if not present:
+                return 0
+            self._check_writable()
+            with self._guard("mark the documents as being deleted"):
+                for predicate in self._in("document_id", present):
+                    documents.update(where=predicate, values={"fingerprint": UNFINISHED})
+            if chunks is not None:
+                with self._guard("delete the chunks"):
+                    for predicate in self._in("document_id", present):
+                        chunks.delete(predicate)
+            with self._guard("delete the documents"):
+                for predicate in self._in("document_id", present):
+                    documents.delete(predicate)
+            self._pending_commits += 3
+            return len(present)
+
+    def clear(self) -> int:
+        """Remove every document (both tables are dropped; the dimension is forgotten)."""
+        with self._lock:
+            chunks, documents = self._tables()
+            if documents is None and chunks is None:
+                return 0
+            count = len(self.fingerprints())
+            self._check_writable()
+            if documents is not None:
+                with self._guard("mark the documents as being deleted"):
+                    documents.update(where="TRUE", values={"fingerprint": UNFINISHED})
+            with self._guard("drop the tables"):
+                if chunks is not None:
+                    self._db.drop_table(self.table)
+                    self._chunks = None
+                    self._text_indexed = False
+                    self._dimension = None
+                if documents is not None:
+                    self._db.drop_table(self._documents_table)
+                    self._documents = None
+            self._pending_rows = self._pending_commits = 0
+            return count
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def fingerprints(self) -> dict[str, str]:
+        _, documents = self._tables()
+        if documents is None:
+            return {}
+        with self._guard("read the documents"):
+            rows = documents.to_arrow()
+        return dict(
+            zip(
+                rows.column("document_id").to_pylist(),
+                rows.column("fingerprint").to_pylist(),
+                strict=True,
+            )
+        )
+
+    def info(self) -> StoreInfo:
+        chunks, documents = self._tables()
+        with self._guard("count the rows"):
+            n_docs = documents.count_rows() if documents is not None else 0
+            n_chunks = chunks.count_rows() if chunks is not None else 0
+            details: dict[str, Any] = {"table": self.table, "path": str(self.path.resolve())}
+            if chunks is not None:
+                details["version"] = chunks.version
+                details["indexes"] = sorted(i.name for i in chunks.list_indices())
+                if "content_idx" in details["indexes"]:
+                    stats = chunks.index_stats("content_idx")
+                    details["rows_not_in_text_index"] = int(stats.num_unindexed_rows)
+        return StoreInfo(
+            location=self.location,
+            documents=n_docs,
+            chunks=n_chunks,
+            dimension=self.dimension,
+            details=details,
+        )
+
+    def search(
+        self,
+        *,
+        vector: Sequence[float] | None = None,
+        text: str | None = None,
+        top_k: int = 10,
+        where: Mapping[str, Any] | None = None,
+        mode: SearchMode | None = None,
+    ) -> list[ScoredChunk]:
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+        if mode is None:
+            if vector is not None and text is not None:
+                mode = "hybrid"
+            elif vector is not None:
+                mode = "vector"
+            elif text is not None:
+                mode = "text"
+            else:
+                raise StoreError("search needs a vector, a text or both")
+        if mode not in ("vector", "text", "hybrid"):
+            raise StoreError(f"unknown search mode {mode!r}: use 'vector', 'text' or 'hybrid'")
+        if mode in ("vector", "hybrid") and vector is None:
+            raise StoreError(f"a {mode} search needs a vector")
+        if mode in ("text", "hybrid") and text is None:
+            raise StoreError(f"a {mode} search needs a text")
+        if text is not None and not isinstance(text, str):
+            raise StoreError(f"the search text must be a string, got {type(text).__name__}")
+        if where is not None and not isinstance(where, Mapping):
+            raise StoreError(f"where must be a mapping, got {type(where).__name__}")
+        query = None if vector is None else self._query_vector(vector)
+        chunks, _ = self._tables()
+        if chunks is None:
+            return []
+        predicate = condition_sql(where, "where_tokens")
+        if predicate == "FALSE":
+            return []
+        if mode == "vector":
+            assert query is not None
+            return [ScoredChunk(c, s) for _, c, s in self._vector(chunks, query, top_k, predicate)]
+        if mode == "text":
+            assert text is not None
+            return [ScoredChunk(c, s) for _, c, s in self._text(chunks, text, top_k, predicate)]
+        assert query is not None and text is not None
+        depth = max(top_k, self.hybrid_candidates)
+        # The two searches run at once (LanceDB works outside the GIL).
+        self._ensure_text_index(chunks)
+        by_text = self._helper().submit(self._text, chunks, text, depth, predicate)
+        by_vector = self._vector(chunks, query, depth, predicate)
+        return self._fuse(by_vector, by_text.result(), top_k)
+
+    def _helper(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(2, thread_name_prefix="ragloom-lancedb")
+            return self._pool
+
+    def _query_vector(self, vector: Sequence[float]) -> list[float]:
+        try:
+            values = [float(v) for v in vector]
+        except (TypeError, ValueError):
+            raise StoreError("the search vector must be a sequence of numbers") from None
+        if not all(math.isfinite(v) for v in values):
+            raise StoreError("the search vector holds NaN or infinity")
+        dimension = self.dimension
+        if dimension is not None and len(values) != dimension:
+            raise StoreError(
+                f"LanceDB store at {self.location} holds vectors of dimension {dimension}; "
+                f"the search vector has dimension {len(values)}"
+            )
+        return values
+
+    @staticmethod
+    def _rows(table: Any, score: str, transform: Any) -> list[_Found]:
+        out: list[_Found] = []
+        for row in table.to_pylist():
+            value = row[score]
+            if value is None or not math.isfinite(value):
+                continue  # a zero vector has no cosine
+            out.append(
+                (
+                    row["document_id"],
+                    Document(
+                        id=row["id"],
+                        content=row["content"],
+                        content_format=row["content_format"],
+                        metadata=json.loads(row["metadata"]),
+                        parent_id=row["parent_id"],
+                        index=row["chunk_index"],
+                        start=row["span_start"],
+                        end=row["span_end"],
+                    ),
+                    float(transform(value)),
+                )
+            )
+        return out
+
+    def _vector(
+        self, chunks: Any, query: list[float], limit: int, predicate: str | None
+    ) -> list[_Found]:
+        with self._guard("search by vector"):
+            builder = (
+                chunks.search(query, vector_column_name="vector", query_type="vector")
+                .distance_type("cosine")
+                .select([*_RESULT_COLUMNS, "_distance"])
+                .limit(limit)
+            )
+            if predicate is not None:
+                builder = builder.where(predicate, prefilter=True)
+            found = builder.to_arrow()
+        return self._rows(found, "_distance", lambda d: 1.0 - d)
+
+    def _text(
+        self, chunks: Any, text: str, limit: int, predicate: str | None
+    ) -> list[_Found]:
+        if not text.strip():
+            return []
+        self._ensure_text_index(chunks)
+        from lancedb.query import MatchQuery
+
+        with self._guard("search the full text"):
+            builder = (
+                chunks.search(MatchQuery(text, "content"), query_type="fts")
+                .select([*_RESULT_COLUMNS, "_score"])
+                .limit(limit)
+            )
+            if predicate is not None:
+                builder = builder.where(predicate, prefilter=True)
+            found = builder.to_arrow()
+        return self._rows(found, "_score", float)
+
+    def _fuse(
+        self,
+        by_vector: list[_Found],
+        by_text: list[_Found],
+        top_k: int,
+    ) -> list[ScoredChunk]:
+        """Reciprocal rank fusion of the two rankings (chunks keyed by document and id)."""
+        k = self.hybrid_k
+        scores: dict[tuple[str, str], float] = {}
+        chunks: dict[tuple[str, str], Document] = {}
+        order: dict[tuple[str, str], tuple[int, int]] = {}
+        for which, ranking in enumerate((by_vector, by_text)):
+            for rank, (document_id, chunk, _) in enumerate(ranking, start=1):
+                key = (document_id, chunk.id)
+                scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+                chunks.setdefault(key, chunk)
+                order.setdefault(key, (which, rank))
+        best = sorted(scores, key=lambda key: (-scores[key], order[key]))
+        return [ScoredChunk(chunks[key], scores[key]) for key in best[:top_k]]
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    def optimize(self) -> None:
+        """Fold every write so far into large files and the indexes now."""
+        with self._lock:
+            chunks, documents = self._tables()
+            if chunks is None and documents is None:
+                return
+            self._check_writable()
+            self._optimize()
+
+    def _unindexed(self) -> int:
+        """Chunk rows the full-text index does not hold yet."""
+        if self._chunks is None:
+            return 0
+        with self._guard("read the index statistics"):
+            stats = self._chunks.index_stats("content_idx")
+        return int(stats.num_unindexed_rows) if stats is not None else self._chunks.count_rows()
+
+    def close(self) -> None:
+        """Fold this handle's writes when the full-text index misses more than a few
+        thousand rows (see :meth:`optimize`), and release the tables. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                if self._pending_commits and self._db is not None:
+                    try:
+                        self._check_writable()
+                    except StoreError:
+                        pass
+                    else:
+                        if (
+                            self._pending_commits >= _OPTIMIZE_COMMITS
+                            or self._unindexed() > _FOLD_TAIL
+                        ):
+                            self._optimize()
+            finally:
+                self._closed = True
+                self._chunks = self._documents = self._db = None
+                if self._pool is not None:
+                    self._pool.shutdown(wait=True)
+                    self._pool = None
