@@ -60,9 +60,12 @@ class WrongDimension(Hashing):
 
 class IgnoresItsModel(Hashing):
     step_id = "kit/ignores-model"
+    # Wrongly declared irrelevant: the salt (its "model") changes the vectors. (Leaving it out
+    # of config() alone would not hide it: every constructor argument is part of the identity.)
+    identity_ignores = frozenset({"salt"})
 
     def config(self):
-        return {}  # the salt (its "model") changes vectors but not the identity
+        return {}
 
     def __init__(self, salt: str = ""):
         super().__init__(salt)

@@ -59,7 +59,9 @@ class Component:
         """Canonical data covering everything that shapes this component's output.
 
         Derived: the constructor arguments (except :attr:`identity_ignores`) and
-        :meth:`config`. Override only to declare more (never less).
+        :meth:`config`. A component that knows a better identity may override this (a model
+        by the digest of its files rather than their path); whatever it returns must cover
+        everything that shapes the output.
 
         Raises:
             ragloom.identity.Uncacheable: an argument has no stable identity; the message names

@@ -61,7 +61,9 @@ def test_registered_and_lazy() -> None:
 
 def test_config_rebuilds_and_bad_parameters(tmp_path) -> None:
     store = LanceDBStore(tmp_path / "x", table="t1", hybrid_k=5, hybrid_candidates=7)
-    assert LanceDBStore(**store.config()).config_hash == store.config_hash
+    rebuilt = LanceDBStore(**store.config())
+    assert rebuilt.config() == store.config()
+    assert LanceDBStore(**rebuilt.config()).config_hash == rebuilt.config_hash
     with pytest.raises(ValueError, match="table"):
         LanceDBStore(tmp_path, table="../evil")
     with pytest.raises(ValueError, match="hybrid_k"):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -24,7 +22,7 @@ class Model2VecEmbedder(Embedder):
     dimensions, English); ``model_path`` names another local model2vec folder. Nothing is ever
     downloaded. Queries and documents share one encoder.
 
-    Its :attr:`config_hash` (the identity of its cached vectors) is computed from a digest of
+    Its cache identity (what its cached vectors are keyed by) is a digest of
     the model's files, not from the path: the same model anywhere has the same identity, and
     changing a model's files in place changes it (the files are read again by a new process;
     one that already loaded the model keeps using what it loaded).
@@ -74,15 +72,10 @@ class Model2VecEmbedder(Embedder):
     def config(self) -> Mapping[str, Any]:
         return {"model_path": self.model_path}
 
-    @property
-    def config_hash(self) -> str:
-        """A stable hash of the identity, ``step_version`` and the model's digest."""
-        payload = json.dumps(
-            [self.identity(), self.step_version, {"model": self.model_digest}],
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-        return hashlib.sha256(payload.encode()).hexdigest()[:32]
+    def cache_identity(self) -> Any:
+        """The model's digest: its only argument, ``model_path``, matters only through the files
+        it names (the same model anywhere shares cached vectors)."""
+        return {"model": self.model_digest}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """``(len(texts), dimension)`` float32 rows of norm 1 (0 for a text with no tokens).
