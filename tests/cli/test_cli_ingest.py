@@ -62,7 +62,7 @@ def test_ingest_sample_docs_writes_exact_chunks_with_lineage(cli, workdir: Path)
     assert keys == sorted(keys)
     summary = proc.stdout
     assert "7 documents" in summary and f"{len(chunks)} chunks" in summary
-    assert "7 read, 0 skipped (empty), 0 failed" in summary
+    assert "7 read, 0 skipped, 0 failed" in summary
     assert re.search(r"MB/s, [\d.]+ docs/s", summary)
     assert "cache: 0 hits, 0 misses (off)" in summary
     # Not a terminal: plain progress lines, ending at 7/7.
@@ -133,7 +133,7 @@ def test_bad_inputs_fail_one_by_one_with_reasons(cli, workdir: Path) -> None:
     assert "blank.md: file holds only whitespace" in proc.stdout
     total = len(expected) + 3
     assert f"{total} files" in proc.stdout
-    assert f"1 read, 2 skipped (empty), {len(expected)} failed" in proc.stdout
+    assert f"1 read, 2 skipped, {len(expected)} failed" in proc.stdout
     assert f"ragloom: {total}/{total} files (100%)" in proc.stderr
 
 

@@ -59,6 +59,19 @@ _EXPORTS: dict[str, str] = {
     "SubQueryRoute": ".multi_query",
     "OnEmptyDecompositionPolicy": ".multi_query",
     "EmptyDecompositionError": ".multi_query",
+    "MultiQueryRetrievalPipeline": ".search",
+    "RetrievalResult": ".search",
+    "FusedPassage": ".search",
+    "Retriever": ".retrieval",
+    "StoreRetriever": ".retrieval",
+    "Store": ".stores",
+    "Embedder": ".embedding",
+    "EmbeddingStep": ".embedding",
+    "Loader": ".loading",
+    "Route": ".query",
+    "RetrieveSpec": ".query",
+    "Ingestor": ".ingest",
+    "ingest": ".ingest",
     # cache
     "CacheStore": ".cache",
     "CacheEntry": ".cache",
@@ -91,6 +104,19 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "Embedder",
+    "EmbeddingStep",
+    "FusedPassage",
+    "Ingestor",
+    "Loader",
+    "MultiQueryRetrievalPipeline",
+    "RetrievalResult",
+    "RetrieveSpec",
+    "Retriever",
+    "Route",
+    "Store",
+    "StoreRetriever",
+    "ingest",
     "BrokenPluginError",
     "CacheCorruptError",
     "CacheEntry",
@@ -169,6 +195,7 @@ if TYPE_CHECKING:
     from .component import Component
     from .config import PipelineSpec, build_pipeline, dump_pipeline, load_pipeline
     from .context import ExecutionContext, StepStats
+    from .embedding import Embedder, EmbeddingStep
     from .errors import (
         BrokenPluginError,
         CacheCorruptError,
@@ -201,6 +228,8 @@ if TYPE_CHECKING:
     )
     from .filters import ContentFormatFilter, Filter, MetadataFilter, PredicateFilter
     from .function_step import FunctionStep
+    from .ingest import Ingestor, ingest
+    from .loading import Loader
     from .models import ContentFormat, Document
     from .multi_query import (
         EmptyDecompositionError,
@@ -212,6 +241,9 @@ if TYPE_CHECKING:
     from .pipeline import Pipeline, RunResult
     from .plugins import Registry, discover_plugins
     from .policy import DEFAULT_POLICY, Policy
-    from .query import QueryTransformer, RouteDecision, Router
+    from .query import QueryTransformer, RetrieveSpec, Route, RouteDecision, Router
+    from .retrieval import Retriever, StoreRetriever
     from .routed import RoutedStep
+    from .search import FusedPassage, MultiQueryRetrievalPipeline, RetrievalResult
     from .step import IterableSource, PipelineStep
+    from .stores import Store

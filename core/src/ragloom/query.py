@@ -6,12 +6,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .component import Component
 from .errors import ComponentTypeError, ConfigurationError, RoutingError
 
-__all__ = ["QueryTransformer", "RouteDecision", "Router", "coerce_route"]
+__all__ = [
+    "QueryTransformer",
+    "RetrieveSpec",
+    "Route",
+    "RouteDecision",
+    "Router",
+    "coerce_route",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -37,6 +44,43 @@ def coerce_route(index: int, entry: Any, model: type[M]) -> M:
             for err in exc.errors()
         )
         raise ConfigurationError(f"route {label!r} is invalid: {problems}") from None
+
+
+class RetrieveSpec(BaseModel):
+    """How the sub-queries routed to one route are retrieved.
+
+    ``retriever`` names a registered retriever (default: the search's default retriever);
+    ``params`` are its parameters; ``where`` restricts the search to chunks whose metadata
+    matches (see :class:`~ragloom.stores.Store`); ``top_k`` overrides how many passages are
+    fetched; ``weight`` scales the route's results when they are fused with the others'.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    retriever: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    where: dict[str, Any] | None = None
+    top_k: int | None = Field(default=None, ge=1)
+    weight: float = Field(default=1.0, gt=0)
+
+
+class Route(BaseModel):
+    """What every router's routes have: a name, what the route is for, and optionally how its
+    sub-queries are retrieved. Routers extend it with their own evidence (keywords, examples).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    retrieve: RetrieveSpec | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name must not be blank")
+        return value
 
 
 class QueryTransformer(Component, ABC):
@@ -94,6 +138,9 @@ class RouteDecision(BaseModel):
 
 class Router(Component, ABC):
     """Chooses one named route for a query.
+
+    Routers whose routes are :class:`Route` models list them in ``routes``; a search uses each
+    route's ``retrieve`` settings for the sub-queries routed to it.
 
     Implement :meth:`route_sync` for routing that never awaits (rules, a local model) or the
     ``async`` :meth:`route` for routing that does (an LLM). Each calls the other by default;

@@ -1,20 +1,26 @@
-"""The retriever family: a query in, scored passages out.
+"""The retriever family: a query in, scored passages out; and fusing several result lists.
 
 A :class:`Retriever` answers one (sub-)query with the chunks that best match it, each with its
 score. Passages keep their chunk's lineage (document id, exact offsets), so an answer can always
-be traced back to the text it came from.
+be traced back to the text it came from. :class:`StoreRetriever` is the built-in one: it
+searches a :class:`~ragloom.stores.Store` by vector, full text or both.
+:func:`reciprocal_rank_fusion` merges the lists of several sub-queries into one.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .component import Component
-from .stores import ScoredChunk
+from .errors import ConfigurationError
+from .stores import ScoredChunk, SearchMode, Store
 
-__all__ = ["Retriever"]
+__all__ = ["Retriever", "StoreRetriever", "reciprocal_rank_fusion"]
+
+#: The rank constant of reciprocal rank fusion (Cormack et al., 2009).
+DEFAULT_RRF_K = 60
 
 
 class Retriever(Component, ABC):
@@ -26,3 +32,86 @@ class Retriever(Component, ABC):
     ) -> list[ScoredChunk]:
         """At most ``top_k`` (default: the retriever's own) scored chunks for ``query``,
         restricted to chunks whose metadata satisfies ``where``."""
+
+
+class StoreRetriever(Retriever):
+    """Searches a store: by vector (the query embedded with ``embedder``), by full text, or
+    both fused (``mode``; default: hybrid with an embedder, text without).
+
+    ``where`` and ``top_k`` given here apply to every query; those given to :meth:`retrieve`
+    narrow them further (conditions are combined; a call's ``top_k`` wins).
+    """
+
+    identity_ignores = frozenset({"store"})  # where it searches, not how
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Any = None,
+        *,
+        mode: SearchMode | None = None,
+        top_k: int = 10,
+        where: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(store, Store):
+            raise ConfigurationError(f"StoreRetriever needs a Store, got {type(store).__name__}")
+        if mode not in (None, "vector", "text", "hybrid"):
+            raise ConfigurationError(
+                f"mode must be 'vector', 'text' or 'hybrid', got {mode!r}"
+            )
+        if mode in ("vector", "hybrid") and embedder is None:
+            raise ConfigurationError(f"mode {mode!r} needs an embedder to embed the query")
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ConfigurationError(f"top_k must be an integer >= 1, got {top_k!r}")
+        self.store = store
+        self.embedder = embedder
+        self.mode: SearchMode = mode or ("hybrid" if embedder is not None else "text")
+        self.top_k = top_k
+        self.where = dict(where or {})
+
+    def config(self) -> Mapping[str, Any]:
+        return {"mode": self.mode, "top_k": self.top_k, "where": self.where}
+
+    def retrieve(
+        self, query: str, *, top_k: int | None = None, where: Mapping[str, Any] | None = None
+    ) -> list[ScoredChunk]:
+        conditions = {**self.where, **(where or {})} or None
+        vector = None
+        if self.mode in ("vector", "hybrid"):
+            vector = self.embedder.embed_query(query)
+        return self.store.search(
+            vector=vector,
+            text=query if self.mode in ("text", "hybrid") else None,
+            top_k=top_k or self.top_k,
+            where=conditions,
+            mode=self.mode,
+        )
+
+
+def reciprocal_rank_fusion(
+    results: Sequence[tuple[float, Sequence[ScoredChunk]]],
+    *,
+    k: int = DEFAULT_RRF_K,
+    top_k: int | None = None,
+) -> list[tuple[float, Any, list[tuple[int, int]]]]:
+    """Fuse ranked lists: ``results`` holds ``(weight, hits)`` per list, best hit first.
+
+    A chunk's fused score is the sum over the lists that found it of ``weight / (k + rank)``
+    (rank from 1). Chunks are identified by id: a chunk found by several lists appears once.
+    Returns ``(score, chunk, [(list index, rank), ...])`` best first, at most ``top_k``; ties
+    keep the order in which the chunks were first found.
+    """
+    if k < 1:
+        raise ConfigurationError(f"the fusion constant k must be >= 1, got {k}")
+    fused: dict[str, list[Any]] = {}
+    for source, (weight, hits) in enumerate(results):
+        for rank, hit in enumerate(hits, start=1):
+            key = str(getattr(hit.chunk, "id", id(hit.chunk)))
+            entry = fused.get(key)
+            if entry is None:
+                entry = fused[key] = [0.0, hit.chunk, []]
+            entry[0] += weight / (k + rank)
+            entry[2].append((source, rank))
+    ordered = sorted(fused.values(), key=lambda e: -e[0])  # stable: first found wins ties
+    out = [(score, chunk, found) for score, chunk, found in ordered]
+    return out if top_k is None else out[:top_k]

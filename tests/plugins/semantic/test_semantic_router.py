@@ -216,7 +216,7 @@ def test_routes_from_json_toml_and_yaml_files(tmp_path: Path) -> None:
     (tmp_path / "routes.yaml").write_text(yaml.safe_dump(data))
     encoder = HashingEncoder()
     built = [
-        SemanticRouter.from_file(tmp_path / name, encoder=encoder)
+        SemanticRouter(tmp_path / name, encoder=encoder)  # the constructor reads route files
         for name in ("routes.json", "routes.toml", "routes.yaml")
     ]
     configs = [b.config() for b in built]

@@ -20,6 +20,7 @@ from ..errors import (
     ItemProcessingError,
     PluginError,
 )
+from ..stores import StoreError
 
 __all__ = [
     "EXIT_FAILED",
@@ -64,11 +65,19 @@ def interrupted(exc: BaseException, what: str = "") -> int:
 
 #: name -> (module, attribute, one-line help). Modules are imported only when the command runs.
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "ingest": ("ragloom.cli._ingest", "ingest", "Chunk files and folders into a JSONL file."),
+    "ingest": (
+        "ragloom.cli._ingest", "ingest",
+        "Load, chunk (and embed) files into a JSONL file and/or an index.",
+    ),
     "plan": ("ragloom.cli._plan", "plan", "Decompose questions and route each sub-query."),
     "run": ("ragloom.cli._run", "run", "Run a pipeline file on paths or questions."),
     "plugins": ("ragloom.cli._plugins", "plugins", "List installed plugins and their status."),
     "cache": ("ragloom.cli._cache", "cache", "Show or clear the step cache."),
+    "search": (
+        "ragloom.cli._search", "search",
+        "Answer questions from the index: plan, retrieve per sub-query, fuse.",
+    ),
+    "index": ("ragloom.cli._index", "index", "Show or clear the index."),
     "new-plugin": (
         "ragloom.cli.new_plugin",
         "main",
@@ -244,7 +253,7 @@ def run(argv: list[str] | None) -> int:
     except ItemProcessingError as exc:
         error(f"run aborted: {exc}")
         return EXIT_FAILED
-    except (ConfigurationError, PluginError, CacheError, InvalidInputError) as exc:
+    except (ConfigurationError, PluginError, CacheError, InvalidInputError, StoreError) as exc:
         error(str(exc))
         return EXIT_USAGE
     except RecursionError as exc:

@@ -74,7 +74,7 @@ class IngestSettings:
 
     paths: list[str]
     config: str | None = None
-    out: str = DEFAULT_OUT
+    out: str | None = None
     cache: str | None = None
     no_cache: bool = False
     quiet: bool = False
@@ -84,6 +84,9 @@ class IngestSettings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     failures: str | None = None
     as_json: bool = False
+    index: str | None = None
+    sync: bool = False
+    embedder: str | None = None
 
 
 def _absolute(cache: Any, base: Path) -> Any:
@@ -167,8 +170,8 @@ def _summary(report: IngestReport) -> str:
     lines = [
         f"ragloom ingest: {report.files} files, {report.documents} documents, "
         f"{report.chunks} chunks -> {report.out or report.index}",
-        f"  files: {max(0, done - len(report.skipped))} read, {len(report.skipped)} skipped "
-        f"(empty), {len(report.failures)} failed items",
+        f"  files: {max(0, done - len(report.skipped))} read, {len(report.skipped)} skipped, "
+        f"{len(report.failures)} failed items",
         f"  input: {format_bytes(report.bytes_read)} in {seconds:.2f} s "
         f"({report.bytes_read / 1e6 / seconds if seconds > 0 else 0:.2f} MB/s, "
         f"{report.documents / seconds if seconds > 0 else 0:.1f} docs/s)",
@@ -217,35 +220,49 @@ def run_ingest(settings: IngestSettings) -> int:
         cache = None  # the pipeline file's own (or none)
     else:
         cache = DEFAULT_CACHE
+    if settings.sync and settings.index is None:
+        raise click.UsageError("--sync needs --index: it removes gone files from an index")
+    if settings.embedder is not None and settings.index is None:
+        raise click.UsageError("--embedder applies with --index (vectors go to the index)")
+    out = settings.out if settings.out is not None else (
+        DEFAULT_OUT if settings.index is None else None
+    )
     pipeline = _build(settings)
+    store = None
     shown = _Shown(settings.quiet or settings.as_json)
     try:
+        if settings.index is not None:
+            from ._index import open_index
+
+            store = open_index(settings.index)
         with Ingestor(
             pipeline,
             chunk_size=settings.chunk_size,
             length_function=settings.length,
             cache=cache,
             max_file_size=settings.max_file_size,
+            store=store,
+            embedder=settings.embedder,
+            sync=settings.sync,
         ) as ingestor:
             try:
                 report = ingestor.run(
-                    settings.paths, out=settings.out, failures=settings.failures,
-                    on_progress=shown,
+                    settings.paths, out=out, failures=settings.failures, on_progress=shown
                 )
             finally:
                 shown.close()
     except KeyboardInterrupt as exc:
-        return interrupted(
-            exc,
-            f"{settings.out} was not written (the cache keeps every item finished so far)",
-        )
+        kept = f"{out} was not written" if out else "the index keeps every document written"
+        return interrupted(exc, f"{kept} (the cache keeps every item finished so far)")
     finally:
         if pipeline is not None:
             pipeline.close()
+        if store is not None:
+            store.close()
     if report.nothing_found:
         error(
             f"nothing to ingest: no files found in {', '.join(settings.paths)}; "
-            f"{settings.out} was not written"
+            + (f"{out} was not written" if out else "the index was not changed")
         )
         return EXIT_USAGE
     if settings.as_json:
@@ -261,10 +278,10 @@ def ingest_options(func: Any) -> Any:
         click.option(
             "--out",
             "-o",
-            default=DEFAULT_OUT,
-            show_default=True,
+            default=None,
             type=click.Path(dir_okay=False),
-            help="JSONL file of chunks (written atomically).",
+            help=f"JSONL file of chunks, written atomically [default: {DEFAULT_OUT}, or none "
+            "with --index].",
         ),
         click.option(
             "--cache",
@@ -321,13 +338,30 @@ def ingest_options(func: Any) -> Any:
     help="What --chunk-size counts for the default chunkers: a registered length function "
     "(chars, words, tokens).",
 )
+@click.option(
+    "--index",
+    "index",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Also write chunks (with vectors) to this index folder (ragloom-lancedb), e.g. "
+    ".ragloom/index; documents unchanged since the last ingest are skipped.",
+)
+@click.option("--sync", is_flag=True, help="With --index: remove documents whose files are gone.")
+@click.option(
+    "--embedder",
+    default=None,
+    help="With --index: a registered embedder [default: model2vec when installed].",
+)
 @ingest_options
 def ingest(
     paths: tuple[str, ...],
     config: str | None,
     chunk_size: int | None,
     length: str | None,
-    out: str,
+    index: str | None,
+    sync: bool,
+    embedder: str | None,
+    out: str | None,
     cache: str | None,
     no_cache: bool,
     failures: str | None,
@@ -365,5 +399,8 @@ def ingest(
         max_file_size=max_file_size,
         failures=failures,
         as_json=as_json,
+        index=index,
+        sync=sync,
+        embedder=embedder,
     )
     return run_ingest(settings)

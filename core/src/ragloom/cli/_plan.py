@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
-from ._app import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from ._app import EXIT_FAILED, EXIT_OK, interrupted
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
@@ -36,6 +36,15 @@ class PlanSettings:
     routes: str | None = None
     as_json: bool = False
     allow_imports: bool = False
+    decomposer: str | None = None
+    router: str | None = None
+
+
+#: The components the CLI uses when none is named, by distribution-qualified name so that no
+#: other installed plugin can take their place.
+DEFAULT_DECOMPOSER = "ragloom-rules:heuristic"
+DEFAULT_ROUTER = "ragloom-rules:sample"
+ROUTES_ROUTER = "ragloom-rules:keyword"
 
 
 def load_routes(path: str) -> dict[str, Any]:
@@ -68,10 +77,10 @@ def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
     from ..errors import ConfigurationError, PluginNotFoundError
 
     if settings.config is not None:
-        if settings.routes is not None:
+        if settings.routes is not None or settings.decomposer or settings.router:
             raise click.UsageError(
-                "--routes builds the default router; with --config name the "
-                "router and its routes in the pipeline file"
+                "--routes, --decomposer and --router choose the components without a file; "
+                "with --config name the decomposer and router in the pipeline file"
             )
         spec = load_spec(settings.config)
         if spec.query is None:
@@ -80,16 +89,43 @@ def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
                 "block); use `ragloom ingest --config` or `ragloom run` with paths"
             )
         return build_pipeline(settings.config, allow_imports=settings.allow_imports)
-    router: Any = "sample"
+    router: Any = settings.router or DEFAULT_ROUTER
     if settings.routes is not None:
-        router = {"name": "keyword", "params": load_routes(settings.routes)}
-    spec_data = {"name": "plan", "query": {"decomposer": "heuristic", "router": router}}
+        router = {"name": settings.router or ROUTES_ROUTER, "params": load_routes(settings.routes)}
+    decomposer = settings.decomposer or DEFAULT_DECOMPOSER
+    spec_data = {"name": "plan", "query": {"decomposer": decomposer, "router": router}}
     try:
         return build_pipeline(spec_data, source=settings.routes or "ragloom plan defaults")
     except PluginNotFoundError as exc:
         raise ConfigurationError(
             f"{exc}. The default planner needs ragloom-rules (pip install ragloom-rules), or "
             "pass a pipeline file with a 'query' block via --config"
+        ) from None
+
+
+def check_question_file(file: str | None) -> None:
+    """Refuse a ``--file`` that is missing, a folder, or not UTF-8 text, before any work."""
+    if file is None or file == "-":
+        return
+    import os
+
+    if not os.path.exists(file):
+        raise click.BadParameter(f"no such file: {file}", param_hint="--file")
+    if os.path.isdir(file):
+        raise click.BadParameter(
+            f"{file} is a folder, not a file of questions", param_hint="--file"
+        )
+    try:
+        with open(file, encoding="utf-8") as handle:
+            for _line in handle:
+                pass
+    except UnicodeDecodeError as exc:
+        raise click.BadParameter(
+            f"{file} is not UTF-8 text ({exc.reason} at byte {exc.start})", param_hint="--file"
+        ) from None
+    except OSError as exc:
+        raise click.BadParameter(
+            f"cannot read {file}: {exc.strerror or exc}", param_hint="--file"
         ) from None
 
 
@@ -209,21 +245,21 @@ def run_plan(settings: PlanSettings) -> int:
     """Plan every question; return the exit status (1 when any question failed)."""
     if not settings.questions and settings.file is None:
         raise click.UsageError("give a QUESTION, --file FILE, or '-' to read stdin")
+    if settings.file is None and not any(q.strip() for q in settings.questions):
+        raise click.UsageError("no questions given: every QUESTION is blank")
+    check_question_file(settings.file)
     import anyio
 
     pipeline = build_plan_pipeline(settings)
     printer = _InOrder(settings)
     try:
         anyio.run(_drive, pipeline, iter_questions(settings.questions, settings.file), printer)
-    except KeyboardInterrupt:
-        click.echo("\nragloom: interrupted", err=True)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
     finally:
-        cache = pipeline.cache
-        if cache is not None and cache is not False:
-            cache.close()
+        pipeline.close()
     if printer.count == 0:
-        click.echo("ragloom: no questions given", err=True)
+        raise click.UsageError("no questions given: the input holds only blank lines")
     return EXIT_FAILED if printer.failed else EXIT_OK
 
 
@@ -264,6 +300,14 @@ def plan_options(func: Any) -> Any:
     help="Route set (JSON/YAML/TOML) for a keyword router instead of the sample one.",
 )
 @click.option(
+    "--decomposer", default=None,
+    help=f"A registered decomposer [default: {DEFAULT_DECOMPOSER}].",
+)
+@click.option(
+    "--router", default=None,
+    help=f"A registered router [default: {DEFAULT_ROUTER}; with --routes {ROUTES_ROUTER}].",
+)
+@click.option(
     "--allow-imports", is_flag=True, help="Let the pipeline file name 'module:attr' import paths."
 )
 @plan_options
@@ -271,6 +315,8 @@ def plan(
     questions: tuple[str, ...],
     config: str | None,
     routes: str | None,
+    decomposer: str | None,
+    router: str | None,
     allow_imports: bool,
     file: str | None,
     as_json: bool,
@@ -288,5 +334,7 @@ def plan(
         routes=routes,
         as_json=as_json,
         allow_imports=allow_imports,
+        decomposer=decomposer,
+        router=router,
     )
     return run_plan(settings)

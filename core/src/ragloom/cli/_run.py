@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from ._ingest import DEFAULT_MAX_FILE_SIZE, DEFAULT_OUT, ByteSize, IngestSettings, run_ingest
+from ._ingest import DEFAULT_MAX_FILE_SIZE, ByteSize, IngestSettings, run_ingest
 from ._plan import PlanSettings, run_plan
 
 __all__ = ["run"]
@@ -122,7 +122,7 @@ def run(
     settings = IngestSettings(
         paths=list(inputs),
         config=pipeline_file,
-        out=out or DEFAULT_OUT,
+        out=out,
         cache=cache,
         no_cache=no_cache,
         quiet=quiet,

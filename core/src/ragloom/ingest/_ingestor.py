@@ -78,7 +78,7 @@ def default_pipeline(
             f"no default chunker: {exc}. Install ragloom-text (pip install ragloom-text) or "
             "give a pipeline file"
         ) from None
-    if any(p.dist == "ragloom-docling" for p in registry.providers("chunker").get("docling", [])):
+    if _has_docling(registry):
         docling = registry.create("chunker", "ragloom-docling:docling", {})
         chunker = (
             ChunkerRouter(name="DefaultChunkers")
@@ -86,6 +86,19 @@ def default_pipeline(
             .default(chunker)
         )
     return Pipeline(chunker, name="ingest", registry=registry)
+
+
+def _has_docling(registry: Registry) -> bool:
+    providers = registry.providers("chunker").get("docling", [])
+    return any(p.dist == "ragloom-docling" for p in providers)
+
+
+#: Formats the default pipeline cannot chunk without a plugin: documents in them are skipped
+#: (with this note) rather than cut as raw text.
+_NEEDS_PLUGIN = {
+    "docling": "a Docling document: install ragloom-docling to chunk it "
+    "(pip install ragloom-docling)",
+}
 
 
 class Ingestor:
@@ -139,11 +152,15 @@ class Ingestor:
             raise ConfigurationError("sync needs a store: it removes documents from an index")
         self.registry = registry or getattr(pipeline, "registry", None) or Registry()
         self._owned: list[Any] = []
+        #: Formats skipped with a note (the default pipeline lacks the plugin for them).
+        self.skip_formats: dict[str, str] = {}
         if pipeline is None:
             pipeline = default_pipeline(
                 chunk_size=chunk_size, length_function=length_function, registry=self.registry
             )
             self._owned.append(pipeline)
+            if not _has_docling(self.registry):
+                self.skip_formats = dict(_NEEDS_PLUGIN)
         self.pipeline = pipeline
         self.cache_label = self._set_cache(cache)
         self.max_file_size = max_file_size
@@ -507,6 +524,10 @@ class _Run:
             report.bytes_read += len(source.data)
             fed = 0
             for document in documents:
+                note = self.ingestor.skip_formats.get(str(document.content_format))
+                if note is not None:
+                    report.skipped.append(Problem(document.id, file.shown, "read", "skipped", note))
+                    continue
                 meta = dict(document.metadata)
                 meta.setdefault("format", str(document.content_format))
                 document = document.model_copy(update={"metadata": meta})

@@ -9,10 +9,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 from ragloom import ConfigurationError, RouteDecision, Router
 from ragloom.config import read_data_file
-from ragloom.query import coerce_route
+from ragloom.query import Route, coerce_route
 
 from ._keywords import KeywordIndex, RouteSpec, saturate
 
@@ -24,7 +24,7 @@ NO_MATCH = "no keyword matched"
 LOW_CONFIDENCE = "low confidence"
 
 
-class KeywordRoute(BaseModel):
+class KeywordRoute(Route):
     """One named route: the keywords and patterns that vote for it, and their weight.
 
     ``keywords`` match as whole words or phrases, case- and punctuation-insensitively, with
@@ -32,20 +32,9 @@ class KeywordRoute(BaseModel):
     the raw query. A route with neither is a pure catch-all and must be the default route.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str = Field(min_length=1)
-    description: str = ""
     keywords: list[str] = Field(default_factory=list)
     patterns: list[str] = Field(default_factory=list)
     weight: float = 1.0
-
-    @field_validator("name")
-    @classmethod
-    def _name_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("name must not be blank")
-        return value
 
     @field_validator("weight")
     @classmethod
@@ -194,7 +183,7 @@ class KeywordRouter(Router):
 
     def config(self) -> Mapping[str, Any]:
         return {
-            "routes": [r.model_dump() for r in self._routes],
+            "routes": [r.model_dump(exclude_none=True) for r in self._routes],
             "default_route": self._default_route,
             "min_evidence": self.min_evidence,
             "pattern_weight": self.pattern_weight,

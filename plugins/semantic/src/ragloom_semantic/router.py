@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 from ragloom import ConfigurationError, RouteDecision, Router
 from ragloom.config import read_data_file
-from ragloom.query import coerce_route
+from ragloom.query import Route, coerce_route
 
 from ._model import Encoder, ModelPathError, check_model_dir, get_encoder
 from ._scoring import (
@@ -129,7 +129,7 @@ class Calibration:
         return "\n".join(lines)
 
 
-class SemanticRoute(BaseModel):
+class SemanticRoute(Route):
     """One named route: what it is for (``description``) and example utterances.
 
     The description, when set, counts as one more example (unless the router is built with
@@ -137,19 +137,8 @@ class SemanticRoute(BaseModel):
     route: a decision for it scoring below the threshold goes to the default route.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str = Field(min_length=1)
-    description: str = ""
     examples: list[str] = Field(default_factory=list)
     threshold: float | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _name_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("name must not be blank")
-        return value
 
     @field_validator("examples")
     @classmethod
@@ -368,11 +357,6 @@ class SemanticRouter(Router):
 
     # -- construction helpers ----------------------------------------------------------------
 
-    @classmethod
-    def from_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> SemanticRouter:
-        """A router over the routes in a JSON/TOML/YAML file (other parameters as keywords)."""
-        return cls(path, **kwargs)
-
     @staticmethod
     def _route_texts(route: SemanticRoute, use_descriptions: bool) -> list[str]:
         texts = list(route.examples)
@@ -397,7 +381,7 @@ class SemanticRouter(Router):
 
     def config(self) -> Mapping[str, Any]:
         return {
-            "routes": [r.model_dump() for r in self._routes],
+            "routes": [r.model_dump(exclude_none=True) for r in self._routes],
             "default_route": self._default_route,
             "threshold": self.threshold,
             "scoring": self.scoring,

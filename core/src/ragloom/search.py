@@ -1,0 +1,353 @@
+"""Executing a query plan: decompose, normalise, route, retrieve per sub-query, fuse.
+
+:class:`MultiQueryRetrievalPipeline` extends the routing block with retrieval. Each routed
+sub-query is answered by its route's retriever (a route may name one, with its own metadata
+filter, ``top_k`` and fusion weight; others use the default retriever), the sub-queries of one
+question concurrently under the policy's limit. The lists are then fused per question with
+reciprocal rank fusion, chunks found several times counted once, and each passage says which
+sub-queries found it at what rank. A sub-query whose retrieval failed is reported in the result;
+a question whose every sub-query failed fails as an item (``ItemFailed``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field
+
+from .component import Component
+from .context import ExecutionContext
+from .errors import ComponentTypeError, ConfigurationError, RagloomError
+from .multi_query import (
+    DecomposeStep,
+    MultiQueryRoutingPipeline,
+    MultiQueryRoutingState,
+    NormalizeStep,
+    RouteStep,
+    SubQueryRoute,
+)
+from .pipeline import Pipeline
+from .policy import Policy
+from .query import QueryTransformer, RetrieveSpec, Router
+from .retrieval import DEFAULT_RRF_K, Retriever, reciprocal_rank_fusion
+from .step import PipelineStep
+
+__all__ = [
+    "FusedPassage",
+    "MultiQueryRetrievalPipeline",
+    "PassageHit",
+    "RetrievalFailedError",
+    "RetrievalResult",
+    "RetrieveStep",
+    "SubQueryFailure",
+]
+
+
+class RetrievalFailedError(RagloomError):
+    """Every sub-query of a question failed to retrieve (the message lists why)."""
+
+
+class PassageHit(BaseModel):
+    """One sub-query that found a passage: its text, its route, the rank and score it gave."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sub_query: str
+    route: str
+    rank: int
+    score: float
+
+
+class FusedPassage(BaseModel):
+    """A passage of the fused answer: the chunk (id, document, exact offsets, text, metadata),
+    its fused score, and every sub-query that found it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chunk_id: str
+    document_id: str | None
+    start: int | None
+    end: int | None
+    content: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    score: float
+    found_by: list[PassageHit] = Field(default_factory=list)
+
+
+class SubQueryFailure(BaseModel):
+    """A sub-query whose retrieval failed, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sub_query: str
+    route: str
+    error: str
+
+
+class RetrievalResult(BaseModel):
+    """One question answered: its plan, the fused passages (best first), failed sub-queries."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    sub_queries: list[str] = Field(default_factory=list)
+    routing_plan: list[SubQueryRoute] = Field(default_factory=list)
+    passages: list[FusedPassage] = Field(default_factory=list)
+    failures: list[SubQueryFailure] = Field(default_factory=list)
+
+
+class RetrieveStep(PipelineStep[Any]):
+    """Routed plan -> fused passages (see the module docstring).
+
+    Results are not cached: they depend on what the index holds now.
+    """
+
+    event_name = "Retrieve"
+    output_model = None
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        *,
+        retrievers: Mapping[str, Retriever] | None = None,
+        routes: Mapping[str, RetrieveSpec] | None = None,
+        top_k: int = 10,
+        fusion_k: int = DEFAULT_RRF_K,
+        policy: Policy | None = None,
+    ) -> None:
+        super().__init__(policy=policy, name="Retrieve")
+        if not isinstance(retriever, Retriever):
+            raise ComponentTypeError(
+                f"retriever must be a Retriever, got {type(retriever).__name__}"
+            )
+        self.retriever = retriever
+        self.retrievers = dict(retrievers or {})
+        self.routes = dict(routes or {})
+        self.top_k = top_k
+        self.fusion_k = fusion_k
+
+    def config(self) -> Mapping[str, Any]:
+        return {"top_k": self.top_k, "fusion_k": self.fusion_k}
+
+    def _plan_for(self, route: str) -> tuple[Retriever, RetrieveSpec | None]:
+        spec = self.routes.get(route)
+        if spec is not None and spec.retriever is not None:
+            return self.retrievers[spec.retriever], spec
+        return self.retriever, spec
+
+    async def transform(
+        self, item: MultiQueryRoutingState, context: ExecutionContext
+    ) -> RetrievalResult:
+        plan = item.routing_plan
+        hits: list[Any] = [None] * len(plan)
+        errors: list[str | None] = [None] * len(plan)
+        limiter = anyio.CapacityLimiter(self.effective_policy(context).concurrency or 1)
+
+        async def one(i: int, routed: SubQueryRoute) -> None:
+            retriever, spec = self._plan_for(routed.route)
+            call = functools.partial(
+                retriever.retrieve,
+                routed.sub_query,
+                top_k=(spec.top_k if spec and spec.top_k else self.top_k),
+                where=spec.where if spec else None,
+            )
+            async with limiter:
+                try:
+                    hits[i] = await anyio.to_thread.run_sync(call)
+                except Exception as exc:  # noqa: BLE001 - reported in the result
+                    errors[i] = f"{type(exc).__name__}: {exc}"
+
+        async with anyio.create_task_group() as tg:
+            for i, routed in enumerate(plan):
+                tg.start_soon(one, i, routed)
+        failures = [
+            SubQueryFailure(sub_query=r.sub_query, route=r.route, error=e)
+            for r, e in zip(plan, errors, strict=True)
+            if e is not None
+        ]
+        if plan and len(failures) == len(plan):
+            raise RetrievalFailedError(
+                f"every sub-query of {item.query!r} failed to retrieve: "
+                + "; ".join(f"{f.sub_query!r}: {f.error}" for f in failures)
+            )
+        lists = [
+            (self._weight(routed.route), found)
+            for routed, found in zip(plan, hits, strict=True)
+            if found is not None
+        ]
+        sources = [routed for routed, found in zip(plan, hits, strict=True) if found is not None]
+        fused = reciprocal_rank_fusion(lists, k=self.fusion_k, top_k=self.top_k)
+        passages = []
+        for score, chunk, found in fused:
+            passages.append(
+                FusedPassage(
+                    chunk_id=chunk.id,
+                    document_id=chunk.parent_id,
+                    start=chunk.start,
+                    end=chunk.end,
+                    content=chunk.content,
+                    metadata=dict(chunk.metadata),
+                    score=score,
+                    found_by=[
+                        PassageHit(
+                            sub_query=sources[s].sub_query,
+                            route=sources[s].route,
+                            rank=rank,
+                            score=lists[s][1][rank - 1].score,
+                        )
+                        for s, rank in found
+                    ],
+                )
+            )
+        return RetrievalResult(
+            query=item.query,
+            sub_queries=item.sub_queries,
+            routing_plan=plan,
+            passages=passages,
+            failures=failures,
+        )
+
+    def _weight(self, route: str) -> float:
+        spec = self.routes.get(route)
+        return spec.weight if spec is not None else 1.0
+
+
+class MultiQueryRetrievalPipeline(Component):
+    """Decompose a question, route each sub-query, retrieve for each, fuse the results.
+
+    Args:
+        decomposer, router: as for :class:`~ragloom.multi_query.MultiQueryRoutingPipeline`.
+        retriever: the default retriever (routes without retrieval settings use it).
+        retrievers: retrievers by name, for routes whose ``retrieve.retriever`` names one
+            (with a ``registry``, names not given here are built from registered
+            retrievers, handed this block's ``store`` and ``embedder`` when they take them).
+        top_k: passages per sub-query and in the fused result.
+        fusion_k: the reciprocal-rank-fusion constant.
+        max_sub_queries, on_empty_decomposition, policy: as for the routing block.
+
+    Each route of the router (``router.routes``, :class:`~ragloom.query.Route` models) may
+    carry ``retrieve`` settings: a retriever name, a metadata filter (``where``), ``top_k``
+    and a fusion ``weight``.
+
+    Raises:
+        ConfigurationError: a route names a retriever that is neither given nor registered.
+    """
+
+    step_id = "ragloom/multi-query-retrieval"
+
+    def __init__(
+        self,
+        decomposer: QueryTransformer,
+        router: Router,
+        retriever: Retriever,
+        *,
+        retrievers: Mapping[str, Retriever] | None = None,
+        top_k: int = 10,
+        fusion_k: int = DEFAULT_RRF_K,
+        max_sub_queries: int = 4,
+        on_empty_decomposition: str = "passthrough",
+        policy: Policy | None = None,
+        registry: Any = None,
+        store: Any = None,
+        embedder: Any = None,
+    ) -> None:
+        self.routing = MultiQueryRoutingPipeline(
+            decomposer, router, max_sub_queries, on_empty_decomposition, policy=policy
+        )
+        if not isinstance(retriever, Retriever):
+            raise ComponentTypeError(
+                f"retriever must be a Retriever, got {type(retriever).__name__}"
+            )
+        for name, value in (("top_k", top_k), ("fusion_k", fusion_k)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigurationError(f"{name} must be an integer >= 1, got {value!r}")
+        self.decomposer = decomposer
+        self.router = router
+        self.retriever = retriever
+        self.top_k = top_k
+        self.fusion_k = fusion_k
+        self.policy = policy
+        self.routes = _route_specs(router)
+        self.retrievers = dict(retrievers or {})
+        for route, spec in self.routes.items():
+            if spec.retriever is None or spec.retriever in self.retrievers:
+                continue
+            if registry is None:
+                raise ConfigurationError(
+                    f"route {route!r} names the retriever {spec.retriever!r}, which is not "
+                    "among the retrievers given (pass retrievers={...} or a registry)"
+                )
+            self.retrievers[spec.retriever] = _build_retriever(
+                registry, spec.retriever, spec.params, store, embedder
+            )
+
+    def config(self) -> Mapping[str, Any]:
+        return {
+            "routing": self.routing.config_hash,
+            "retriever": self.retriever.config_hash,
+            "top_k": self.top_k,
+            "fusion_k": self.fusion_k,
+        }
+
+    def build(self) -> Pipeline[RetrievalResult]:
+        """A fresh pipeline: Decompose -> Normalize -> Route -> Retrieve (one result per
+        question, in input order)."""
+        decompose = DecomposeStep(self.decomposer)
+        normalize = NormalizeStep(
+            self.routing.max_sub_queries, self.routing.on_empty_decomposition
+        )(decompose)
+        route = RouteStep(self.router)(normalize)
+        retrieve = RetrieveStep(
+            self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
+            fusion_k=self.fusion_k,
+        )(route)
+        return Pipeline(retrieve, policy=self.policy, name="MultiQueryRetrieval", block=self)
+
+    async def search(self, query: str) -> RetrievalResult:
+        """Answer one question directly, raising its error (``RetrievalFailedError`` when every
+        sub-query failed)."""
+        state = await self.routing.plan(query)
+        step = RetrieveStep(
+            self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
+            fusion_k=self.fusion_k, policy=self.policy,
+        )
+        result: RetrievalResult = await step.transform(state, ExecutionContext(policy=self.policy))
+        return result
+
+    def search_sync(self, query: str) -> RetrievalResult:
+        """:meth:`search` from synchronous code (scripts and notebooks alike)."""
+        from ._sync import run_sync
+
+        return run_sync(self.search, query)
+
+
+def _route_specs(router: Router) -> dict[str, RetrieveSpec]:
+    """The ``retrieve`` settings of the router's routes, by route name."""
+    specs: dict[str, RetrieveSpec] = {}
+    for route in getattr(router, "routes", ()) or ():
+        retrieve = getattr(route, "retrieve", None)
+        name = getattr(route, "name", None)
+        if isinstance(retrieve, RetrieveSpec) and isinstance(name, str):
+            specs[name] = retrieve
+    return specs
+
+
+def _build_retriever(
+    registry: Any, name: str, params: Mapping[str, Any], store: Any, embedder: Any
+) -> Retriever:
+    factory = registry.resolve("retriever", name)
+    wanted = dict(params)
+    try:
+        accepted = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        accepted = {}  # type: ignore[assignment]
+    if "store" in accepted and "store" not in wanted and store is not None:
+        wanted["store"] = store
+    if "embedder" in accepted and "embedder" not in wanted and embedder is not None:
+        wanted["embedder"] = embedder
+    built: Retriever = registry.create("retriever", name, wanted)
+    return built
