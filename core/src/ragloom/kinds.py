@@ -122,6 +122,10 @@ _ROWS = (
         "where per-item step outputs are kept between runs",
     ),
     Kind(
+        "engine", "ragloom.engines", "ragloom.engines:Engine",
+        "runs an ingestion elsewhere (a cluster)",
+    ),
+    Kind(
         "length", "ragloom.lengths", "ragloom.lengths:LengthFunction",
         "measures a chunk's size (characters, words, tokens)",
     ),

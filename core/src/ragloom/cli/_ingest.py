@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._app import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error, interrupted
+from ._app import interrupted
 from ._progress import Progress, format_bytes
 
 if TYPE_CHECKING:
@@ -87,6 +86,8 @@ class IngestSettings:
     index: str | None = None
     sync: bool = False
     embedder: str | None = None
+    engine: str | None = None
+    engine_options: dict[str, str] | None = None
 
 
 def _absolute(cache: Any, base: Path) -> Any:
@@ -227,6 +228,8 @@ def run_ingest(settings: IngestSettings) -> int:
     out = settings.out if settings.out is not None else (
         DEFAULT_OUT if settings.index is None else None
     )
+    if settings.engine is not None:
+        return _run_on_engine(settings, out, cache)
     pipeline = _build(settings)
     store = None
     shown = _Shown(settings.quiet or settings.as_json)
@@ -259,6 +262,47 @@ def run_ingest(settings: IngestSettings) -> int:
             pipeline.close()
         if store is not None:
             store.close()
+    return _finish(report, settings, out)
+
+
+def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int:
+    """Hand the job to a registered engine (``--engine``)."""
+    from ..config import dump_pipeline
+    from ..engines import IngestJob
+    from ..errors import ConfigurationError, PluginNotFoundError
+    from ..plugins import Registry
+
+    registry = Registry()
+    try:
+        engine = registry.create("engine", settings.engine or "")
+    except PluginNotFoundError as exc:
+        hint = " (pip install ragloom-ray)" if settings.engine == "ray" else ""
+        raise ConfigurationError(f"{exc}{hint}") from None
+    spec = None
+    pipeline = _build(settings)
+    if pipeline is not None:
+        try:
+            spec = dump_pipeline(pipeline)
+        finally:
+            pipeline.close()
+    job = IngestJob(
+        paths=tuple(settings.paths), spec=spec, out=out, failures=settings.failures,
+        index=settings.index, sync=settings.sync, embedder=settings.embedder,
+        cache=None if cache is False else cache, max_file_size=settings.max_file_size,
+        chunk_size=settings.chunk_size, length_function=settings.length,
+        allow_imports=settings.allow_imports, options=dict(settings.engine_options or {}),
+    )
+    shown = _Shown(settings.quiet or settings.as_json)
+    try:
+        report = engine.ingest(job, on_progress=shown)
+    except KeyboardInterrupt as exc:
+        return interrupted(exc, f"{out} was not written" if out else "")
+    finally:
+        shown.close()
+    return _finish(report, settings, out)
+
+
+def _finish(report: IngestReport, settings: IngestSettings, out: str | None) -> int:
     if report.nothing_found:
         error(
             f"nothing to ingest: no files found in {', '.join(settings.paths)}; "
@@ -270,6 +314,16 @@ def run_ingest(settings: IngestSettings) -> int:
     elif not settings.quiet:
         click.echo(_summary(report))
     return EXIT_FAILED if report.failures else EXIT_OK
+
+
+def _engine_options(values: tuple[str, ...]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{value!r} is not KEY=VALUE", param_hint="--engine-option")
+        options[key.strip()] = text
+    return options
 
 
 def ingest_options(func: Any) -> Any:
@@ -352,6 +406,18 @@ def ingest_options(func: Any) -> Any:
     default=None,
     help="With --index: a registered embedder [default: model2vec when installed].",
 )
+@click.option(
+    "--engine",
+    default=None,
+    help="Run on a registered engine instead of this process (e.g. ray, from ragloom-ray).",
+)
+@click.option(
+    "--engine-option",
+    "engine_options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A setting of the engine (repeatable), e.g. address=ray://host:10001, workers=4.",
+)
 @ingest_options
 def ingest(
     paths: tuple[str, ...],
@@ -361,6 +427,8 @@ def ingest(
     index: str | None,
     sync: bool,
     embedder: str | None,
+    engine: str | None,
+    engine_options: tuple[str, ...],
     out: str | None,
     cache: str | None,
     no_cache: bool,
@@ -402,5 +470,7 @@ def ingest(
         index=index,
         sync=sync,
         embedder=embedder,
+        engine=engine,
+        engine_options=_engine_options(engine_options),
     )
     return run_ingest(settings)
