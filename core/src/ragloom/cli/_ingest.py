@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._app import interrupted
+from ._app import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error, interrupted
 from ._progress import Progress, format_bytes
 
 if TYPE_CHECKING:
