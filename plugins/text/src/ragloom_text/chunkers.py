@@ -8,6 +8,7 @@ atom that cannot be split, marked ``metadata["oversized"] = True``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
@@ -19,6 +20,9 @@ from ragloom_text._markdown import markdown_spans
 from ragloom_text._sentences import sentence_spans
 from ragloom_text._spans import Span, recursive_spans
 from ragloom_text.lengths import LengthFunction, resolve_length_function
+
+LengthSpec = str | Mapping[str, Any] | Callable[[str], int]
+"""A length function: a registered name, a ``{name, params}`` table, or a callable."""
 
 __all__ = [
     "DEFAULT_SEPARATORS",
@@ -45,14 +49,20 @@ def _check_int(name: str, value: object, minimum: int) -> int:
 
 
 class _SizedChunker(Chunker):
-    """Shared parameters: ``chunk_size``, ``chunk_overlap`` and the length function."""
+    """Shared parameters: ``chunk_size``, ``chunk_overlap`` and the length function.
+
+    ``length_function`` is a registered name (``"chars"``, ``"words"``, ``"tokens"``, ...), a
+    table ``{"name": "tokens", "params": {"tokenizer": "path/to/tokenizer.json"}}``, a length
+    object (``TokenCount(...)``) or any callable ``str -> int`` (Python only: a pipeline file
+    can rebuild only registered lengths).
+    """
 
     def __init__(
         self,
         chunk_size: int = 500,
         chunk_overlap: int = 0,
         *,
-        length_function: str | Callable[[str], int] = "chars",
+        length_function: LengthSpec = "chars",
         cache: Any = None,
         policy: Any = None,
         name: str | None = None,
@@ -66,10 +76,13 @@ class _SizedChunker(Chunker):
                 f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
             )
         try:
-            self._length_name, self._length = resolve_length_function(length_function)
+            self._length_config, self._length = resolve_length_function(length_function)
         except (TypeError, ValueError) as exc:
-            raise ConfigurationError(str(exc)) from exc
-        self.length_function: str | LengthFunction = length_function
+            message = str(exc)
+            if "length_function" not in message:
+                message = f"length_function: {message}"
+            raise ConfigurationError(message) from exc
+        self.length_function: LengthSpec = length_function
         #: The length function as a callable (``len`` for characters), e.g. for checks.
         self.length: LengthFunction = self._length or len
 
@@ -77,8 +90,19 @@ class _SizedChunker(Chunker):
         return {
             "chunk_size": self.chunk_size,
             "chunk_overlap": self.chunk_overlap,
-            "length_function": self._length_name,
+            "length_function": self._length_config,
         }
+
+    @property
+    def config_hash(self) -> str:
+        """The config's hash, plus what the length function loaded (a tokenizer file's
+        digest): editing the file changes the cache identity even though the config does not."""
+        base = super().config_hash
+        fingerprint = getattr(self._length, "fingerprint", None)
+        extra = fingerprint() if callable(fingerprint) else None
+        if extra is None:
+            return base
+        return hashlib.sha256(f"{base}\n{extra}".encode()).hexdigest()[:32]
 
     def spans(self, text: str) -> list[Span]:
         """``(start, end, oversized)`` for ``text``: what :meth:`split` yields, as tuples."""
@@ -108,7 +132,7 @@ class RecursiveCharacterTextSplitter(_SizedChunker):
         *,
         separators: Sequence[str] | None = None,
         is_separator_regex: bool = False,
-        length_function: str | Callable[[str], int] = "chars",
+        length_function: LengthSpec = "chars",
         cache: Any = None,
         policy: Any = None,
         name: str | None = None,
