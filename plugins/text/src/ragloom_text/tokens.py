@@ -435,9 +435,11 @@ class TiktokenCount(NamedLength):
         self.verify = verify
         path = Path(os.path.expanduser(self.encoding_file))
         self.path = path
-        self._engine = _cached_engine(
+        self._engine: _Tiktoken = _cached_engine(  # type: ignore[assignment]
             f"tiktoken:{encoding}:{verify}", path, lambda: _Tiktoken(path, encoding, verify)
         )
+        #: The encoding's own name (``encoding`` may be a model name).
+        self.encoding_name: str = self._engine.encoding.name
 
     def __call__(self, text: str, /) -> int:
         return self._engine.count(text)
