@@ -10,14 +10,14 @@ it is ``model_construct`` itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
 from .models import ContentFormat, Document
 
-__all__ = ["construct_document"]
+__all__ = ["construct_chunks", "construct_document"]
 
 _FIELDS = frozenset(Document.model_fields)
 
@@ -83,3 +83,83 @@ def _pick() -> Callable[[dict[str, Any]], Document]:
 
 #: Build a ``Document`` from a dict holding every field (the dict becomes its ``__dict__``).
 construct_document: Callable[[dict[str, Any]], Document] = _pick()
+
+
+Span = tuple[int, int, Mapping[str, Any] | None]
+BadSpan = Callable[[int, int], Exception]
+
+
+def _chunks_fast(
+    parent: Document, content_format: str, spans: Iterable[Span], bad_span: BadSpan
+) -> list[Document]:
+    """The chunks of ``parent`` for exact ``(start, end, metadata)`` spans, built as
+    ``construct_document`` builds one, inlined (a chunking run builds tens of thousands)."""
+    content = parent.content
+    parent_id = parent.id
+    base = parent.metadata
+    n = len(content)
+    new, set_dict, set_fields, set_extra, set_private = (
+        _new, _set_dict, _set_fields_set, _set_extra, _set_private
+    )  # fmt: skip
+    shared = _FIELDS_SET
+    fields = _FIELDS
+    chunks: list[Document] = []
+    append = chunks.append
+    index = 0
+    for start, end, meta in spans:
+        if not 0 <= start <= end <= n:
+            raise bad_span(start, end)
+        doc = new(Document)
+        set_dict(
+            doc,
+            {
+                "id": f"{parent_id}#{index}",
+                "content": content[start:end],
+                "content_format": content_format,
+                "metadata": {**base, **meta} if meta else dict(base),
+                "parent_id": parent_id,
+                "index": index,
+                "start": start,
+                "end": end,
+                "embedding": None,
+            },
+        )
+        set_fields(doc, shared if shared is not None else set(fields))
+        set_extra(doc, None)
+        set_private(doc, None)
+        append(doc)
+        index += 1
+    return chunks
+
+
+def _chunks_slow(
+    parent: Document, content_format: str, spans: Iterable[Span], bad_span: BadSpan
+) -> list[Document]:
+    content = parent.content
+    chunks: list[Document] = []
+    for index, (start, end, meta) in enumerate(spans):
+        if not 0 <= start <= end <= len(content):
+            raise bad_span(start, end)
+        chunks.append(
+            construct_document(
+                {
+                    "id": f"{parent.id}#{index}",
+                    "content": content[start:end],
+                    "content_format": content_format,
+                    "metadata": {**parent.metadata, **meta} if meta else dict(parent.metadata),
+                    "parent_id": parent.id,
+                    "index": index,
+                    "start": start,
+                    "end": end,
+                    "embedding": None,
+                }
+            )
+        )
+    return chunks
+
+
+#: Build the chunks of ``parent`` for exact ``(start, end, metadata)`` spans, numbered from 0;
+#: ``bad_span(start, end)`` is raised for a span outside the parent.
+construct_chunks: Callable[[Document, str, Iterable[Span], BadSpan], list[Document]] = (
+    _chunks_fast if construct_document is _construct_fast else _chunks_slow
+)

@@ -435,6 +435,16 @@ def _literal_plan(
     return seps, words, tail
 
 
+@lru_cache(maxsize=64)
+def _ascii_plan(
+    separators: tuple[str, ...],
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]], list[tuple[str, int]]]:
+    """``_literal_plan`` without the separators an ASCII text cannot contain."""
+    return tuple(  # type: ignore[return-value]
+        [(sep, k) for sep, k in part if sep.isascii()] for part in _literal_plan(separators)
+    )
+
+
 def _pack_literals(text: str, separators: Sequence[str], size: int, overlap: int) -> list[Span]:
     """``_pack_chars`` specialised to literal separators: the same spans, inlined ``rfind``.
 
@@ -444,6 +454,12 @@ def _pack_literals(text: str, separators: Sequence[str], size: int, overlap: int
     n = len(text)
     seps, words, tail = _literal_plan(tuple(separators))
     char_overlap = not words
+    if not text.isascii():  # e.g. CJK full stops: skip the separators this text lacks
+        seps = [(sep, k) for sep, k in seps if sep.isascii() or sep in text]
+        words = [(sep, k) for sep, k in words if sep.isascii() or sep in text]
+        tail = [(sep, k) for sep, k in tail if sep.isascii() or sep in text]
+    else:
+        seps, words, tail = _ascii_plan(tuple(separators))
     rfind, find = text.rfind, text.find
     out: list[Span] = []
     append = out.append

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from ragloom import Chunker, ChunkSpan, ConfigurationError, Document
+from ragloom.chunking import Piece
 
 from ragloom_text._code import code_spans
 from ragloom_text._markdown import markdown_spans
@@ -38,6 +39,25 @@ DEFAULT_SEPARATORS: tuple[str, ...] = (
 """Prose: paragraph, line, sentence end (also the CJK full stops), space, then characters."""
 
 _OVERSIZED: Mapping[str, Any] = {"oversized": True}
+
+PieceSpan = tuple[int, int, Mapping[str, Any] | None]
+
+
+class SpanPieces:
+    """What :meth:`split` returns: the chunk spans of one document, iterable as
+    :class:`ChunkSpan` pieces. ``build_chunks`` builds chunks from its plain ``spans`` directly
+    (:meth:`Chunker.build_chunks_from_spans`), without a piece object per chunk."""
+
+    __slots__ = ("spans",)
+
+    def __init__(self, spans: list[PieceSpan]) -> None:
+        self.spans = spans
+
+    def __iter__(self) -> Iterator[ChunkSpan]:
+        return (ChunkSpan(a, b, meta) for a, b, meta in self.spans)
+
+    def __len__(self) -> int:
+        return len(self.spans)
 
 
 def _check_int(name: str, value: object, minimum: int) -> int:
@@ -108,9 +128,17 @@ class _SizedChunker(Chunker):
         """``(start, end, oversized)`` for ``text``: what :meth:`split` yields, as tuples."""
         raise NotImplementedError
 
-    def split(self, document: Document) -> Iterator[ChunkSpan]:
-        for start, end, oversized in self.spans(document.content):
-            yield ChunkSpan(start, end, _OVERSIZED if oversized else None)
+    def piece_spans(self, text: str) -> list[PieceSpan]:
+        """``(start, end, metadata)`` for ``text``: the pieces :meth:`split` returns."""
+        return [(a, b, _OVERSIZED if oversized else None) for a, b, oversized in self.spans(text)]
+
+    def split(self, document: Document) -> SpanPieces:
+        return SpanPieces(self.piece_spans(document.content))
+
+    def build_chunks(self, parent: Document, pieces: Iterable[Piece]) -> list[Document]:
+        if type(pieces) is SpanPieces:  # our own split(): no piece objects needed
+            return self.build_chunks_from_spans(parent, pieces.spans)
+        return super().build_chunks(parent, pieces)
 
 
 class RecursiveCharacterTextSplitter(_SizedChunker):
@@ -222,9 +250,8 @@ class MarkdownChunker(_SizedChunker):
     def spans(self, text: str) -> list[Span]:
         return [(a, b, bool(m.get("oversized"))) for a, b, m in self.markdown_spans(text)]
 
-    def split(self, document: Document) -> Iterator[ChunkSpan]:
-        for start, end, meta in self.markdown_spans(document.content):
-            yield ChunkSpan(start, end, meta)
+    def piece_spans(self, text: str) -> list[PieceSpan]:
+        return self.markdown_spans(text)  # type: ignore[return-value]
 
 
 class SentenceChunker(_SizedChunker):
