@@ -89,11 +89,16 @@ Span = tuple[int, int, Mapping[str, Any] | None]
 BadSpan = Callable[[int, int], Exception]
 
 
+#: ``"#0"``, ``"#1"``, ...: the id suffixes of the first chunks of a document, made once.
+_SUFFIXES = tuple(f"#{i}" for i in range(4096))
+
+
 def _chunks_fast(
     parent: Document, content_format: str, spans: Iterable[Span], bad_span: BadSpan
 ) -> list[Document]:
     """The chunks of ``parent`` for exact ``(start, end, metadata)`` spans, built as
     ``construct_document`` builds one, inlined (a chunking run builds tens of thousands)."""
+    assert _FIELDS_SET is not None  # chosen only for a frozen model
     content = parent.content
     parent_id = parent.id
     base = parent.metadata
@@ -102,21 +107,23 @@ def _chunks_fast(
         _new, _set_dict, _set_fields_set, _set_extra, _set_private
     )  # fmt: skip
     shared = _FIELDS_SET
-    fields = _FIELDS
+    suffixes = _SUFFIXES
+    many = len(suffixes)
     chunks: list[Document] = []
     append = chunks.append
-    index = 0
-    for start, end, meta in spans:
+    for index, (start, end, meta) in enumerate(spans):
         if not 0 <= start <= end <= n:
             raise bad_span(start, end)
         doc = new(Document)
         set_dict(
             doc,
             {
-                "id": f"{parent_id}#{index}",
+                "id": parent_id + suffixes[index] if index < many else f"{parent_id}#{index}",
                 "content": content[start:end],
                 "content_format": content_format,
-                "metadata": {**base, **meta} if meta else dict(base),
+                "metadata": ({**base, **meta} if base else dict(meta))
+                if meta
+                else ({**base} if base else {}),
                 "parent_id": parent_id,
                 "index": index,
                 "start": start,
@@ -124,11 +131,10 @@ def _chunks_fast(
                 "embedding": None,
             },
         )
-        set_fields(doc, shared if shared is not None else set(fields))
+        set_fields(doc, shared)
         set_extra(doc, None)
         set_private(doc, None)
         append(doc)
-        index += 1
     return chunks
 
 
@@ -161,5 +167,7 @@ def _chunks_slow(
 #: Build the chunks of ``parent`` for exact ``(start, end, metadata)`` spans, numbered from 0;
 #: ``bad_span(start, end)`` is raised for a span outside the parent.
 construct_chunks: Callable[[Document, str, Iterable[Span], BadSpan], list[Document]] = (
-    _chunks_fast if construct_document is _construct_fast else _chunks_slow
+    _chunks_fast
+    if construct_document is _construct_fast and _FIELDS_SET is not None
+    else _chunks_slow
 )

@@ -33,7 +33,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 from ragloom_text._levels import Level, chars, literal, points, regex_points
 
@@ -445,11 +445,20 @@ def _ascii_plan(
     )
 
 
-def _pack_literals(text: str, separators: Sequence[str], size: int, overlap: int) -> list[Span]:
+def _pack_literals(
+    text: str,
+    separators: Sequence[str],
+    size: int,
+    overlap: int,
+    fits: Any = False,
+    oversized: Any = True,
+) -> list[tuple[int, int, Any]]:
     """``_pack_chars`` specialised to literal separators: the same spans, inlined ``rfind``.
 
     For the overlap search a separator that ends with another listed separator adds nothing
     (its boundaries are a subset of the other's), so only the minimal ones are searched.
+    The third item of each span is ``fits`` or ``oversized`` (a flag by default; a caller
+    building chunks passes their metadata instead, saving a tuple per chunk).
     """
     n = len(text)
     seps, words, tail = _literal_plan(tuple(separators))
@@ -467,7 +476,7 @@ def _pack_literals(text: str, separators: Sequence[str], size: int, overlap: int
     while True:
         hi = s + size
         if hi >= n:
-            append((s, n, False))
+            append((s, n, fits))
             return out
         e = -1
         for sep, k in seps:
@@ -490,9 +499,9 @@ def _pack_literals(text: str, separators: Sequence[str], size: int, overlap: int
                 m = find(sep, a if a > 0 else 0, n - 1)
                 if m >= 0 and m + k < e:
                     e = m + k
-            append((s, e, True))
+            append((s, e, oversized))
         else:
-            append((s, e, False))
+            append((s, e, fits))
         if e >= n:
             return out
         nxt = e
@@ -519,17 +528,26 @@ def recursive_spans(
     *,
     is_separator_regex: bool = False,
     length: LengthFunction | None = None,
+    markers: tuple[Any, Any] = (False, True),
 ) -> list[Span]:
-    """Recursive-character splitting: prefer the earliest separator that yields a cut."""
+    """Recursive-character splitting: prefer the earliest separator that yields a cut.
+
+    ``markers`` replace the ``(False, True)`` oversized flags of character-counted spans
+    (e.g. by the chunks' metadata: ``None`` and ``{"oversized": True}``).
+    """
     if not text:
         return []
     if length is None and not is_separator_regex:
-        return _pack_literals(text, separators, chunk_size, chunk_overlap)
+        return _pack_literals(text, separators, chunk_size, chunk_overlap, *markers)
     levels = separator_levels(text, separators, is_separator_regex=is_separator_regex)
     overlap_levels = None
     if chunk_overlap and not is_separator_regex:  # the separators the overlap search needs
         tail = {sep for sep, _ in _literal_plan(tuple(separators))[2]}
         overlap_levels = [lv for sep, lv in zip(separators, levels, strict=True) if sep in tail]
-    return pack(
+    spans = pack(
         text, levels, chunk_size, chunk_overlap, length, overlap_levels=overlap_levels or None
     )
+    if markers != (False, True):
+        fits, oversized = markers
+        return [(a, b, oversized if big else fits) for a, b, big in spans]
+    return spans

@@ -223,6 +223,17 @@ class RecursiveCharacterTextSplitter(_SizedChunker):
             length=self._length,
         )
 
+    def piece_spans(self, text: str) -> list[PieceSpan]:
+        return recursive_spans(  # type: ignore[return-value]
+            text,
+            self.chunk_size,
+            self.chunk_overlap,
+            self.separators,
+            is_separator_regex=self.is_separator_regex,
+            length=self._length,
+            markers=(None, _OVERSIZED),
+        )
+
 
 class MarkdownChunker(_SizedChunker):
     """Splits Markdown along its heading structure, keeping code blocks and tables whole.

@@ -36,7 +36,13 @@ from ragloom import ConfigurationError
 from ragloom_text._counting import UnitCounter, UnitCounts
 from ragloom_text.lengths import NamedLength
 
-__all__ = ["DEFAULT_TOKENIZER", "TiktokenCount", "TokenCount", "default_tokenizer_path"]
+__all__ = [
+    "DEFAULT_TOKENIZER",
+    "TiktokenCount",
+    "TokenCount",
+    "default_tokenizer_path",
+    "forget_tokenizers",
+]
 
 #: Where the default tokenizer lives: a package and the file's path inside it.
 DEFAULT_TOKENIZER = ("ragloom_semantic", "models/m2v-minilm-256/tokenizer.json")
@@ -74,6 +80,13 @@ class _Engine:
 
 _ENGINES: dict[tuple[str, str, int, int], _Engine] = {}
 _ENGINES_LOCK = threading.Lock()
+
+
+def forget_tokenizers() -> None:
+    """Drop the loaded tokenizers and their memoized counts (they load again when next used),
+    e.g. to free memory after a large run."""
+    with _ENGINES_LOCK:
+        _ENGINES.clear()
 
 
 def _cached_engine(kind: str, path: Path, build: Any) -> _Engine:
