@@ -10,7 +10,9 @@ it is ``model_construct`` itself.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from itertools import repeat
 from typing import Any
 
 from pydantic import BaseModel
@@ -97,44 +99,56 @@ def _chunks_fast(
     parent: Document, content_format: str, spans: Iterable[Span], bad_span: BadSpan
 ) -> list[Document]:
     """The chunks of ``parent`` for exact ``(start, end, metadata)`` spans, built as
-    ``construct_document`` builds one, inlined (a chunking run builds tens of thousands)."""
+    ``construct_document`` builds one, a step at a time for all of them (each step one C-level
+    loop: a chunking run builds tens of thousands)."""
     assert _FIELDS_SET is not None  # chosen only for a frozen model
+    spans = spans if isinstance(spans, list) else list(spans)
     content = parent.content
-    parent_id = parent.id
+    pid = parent.id
     base = parent.metadata
     n = len(content)
-    new, set_dict, set_fields, set_extra, set_private = (
-        _new, _set_dict, _set_fields_set, _set_extra, _set_private
-    )  # fmt: skip
-    shared = _FIELDS_SET
-    suffixes = _SUFFIXES
-    many = len(suffixes)
-    chunks: list[Document] = []
-    append = chunks.append
-    for index, (start, end, meta) in enumerate(spans):
-        if not 0 <= start <= end <= n:
-            raise bad_span(start, end)
-        doc = new(Document)
-        set_dict(
-            doc,
+    count = len(spans)
+    suffix = _SUFFIXES if count <= len(_SUFFIXES) else [f"#{i}" for i in range(count)]
+
+    def bad(start: int, end: int) -> str:
+        raise bad_span(start, end)
+
+    fmt = content_format
+    if base:
+        values = [
             {
-                "id": parent_id + suffixes[index] if index < many else f"{parent_id}#{index}",
-                "content": content[start:end],
-                "content_format": content_format,
-                "metadata": ({**base, **meta} if base else dict(meta))
-                if meta
-                else ({**base} if base else {}),
-                "parent_id": parent_id,
-                "index": index,
-                "start": start,
-                "end": end,
+                "id": pid + suffix[i],
+                "content": content[a:b] if 0 <= a <= b <= n else bad(a, b),
+                "content_format": fmt,
+                "metadata": {**base, **meta} if meta else {**base},
+                "parent_id": pid,
+                "index": i,
+                "start": a,
+                "end": b,
                 "embedding": None,
-            },
-        )
-        set_fields(doc, shared)
-        set_extra(doc, None)
-        set_private(doc, None)
-        append(doc)
+            }
+            for i, (a, b, meta) in enumerate(spans)
+        ]
+    else:
+        values = [
+            {
+                "id": pid + suffix[i],
+                "content": content[a:b] if 0 <= a <= b <= n else bad(a, b),
+                "content_format": fmt,
+                "metadata": {**meta} if meta else {},
+                "parent_id": pid,
+                "index": i,
+                "start": a,
+                "end": b,
+                "embedding": None,
+            }
+            for i, (a, b, meta) in enumerate(spans)
+        ]
+    chunks = list(map(_new, repeat(Document, count)))
+    deque(map(_set_dict, chunks, values), 0)
+    deque(map(_set_fields_set, chunks, repeat(_FIELDS_SET, count)), 0)
+    deque(map(_set_extra, chunks, repeat(None, count)), 0)
+    deque(map(_set_private, chunks, repeat(None, count)), 0)
     return chunks
 
 
