@@ -159,7 +159,11 @@ def _bert_units(config: Mapping[str, Any]) -> re.Pattern[str]:
     in_added = {ch for added in config.get("added_tokens") or [] for ch in str(added["content"])}
     marks = "".join(re.escape(ch) for ch in _ASCII_PUNCTUATION if ch not in in_added)
     normalizer = config.get("normalizer") or {}
-    if normalizer.get("type") == "BertNormalizer" and normalizer.get("handle_chinese_chars"):
+    if (
+        normalizer.get("type") == "BertNormalizer"
+        and normalizer.get("handle_chinese_chars")
+        and not any(re.match(f"[{_CJK}]", ch) for ch in in_added)
+    ):
         marks += _CJK
     return re.compile(f"([ \\t\\n\\r{marks}]+)")
 
