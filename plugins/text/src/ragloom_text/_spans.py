@@ -470,6 +470,9 @@ def _pack_literals(
     else:
         seps, words, tail = _ascii_plan(tuple(separators))
     rfind, find = text.rfind, text.find
+    tail = tail[::-1]  # the last listed (spaces) are the commonest: an early answer ends it
+    # (separator, its length, how far before lo an occurrence ending after lo may start)
+    plan = [(sep, k, k - 1) for sep, k in seps]
     out: list[Span] = []
     append = out.append
     s = lo = 0
@@ -479,10 +482,9 @@ def _pack_literals(
             append((s, n, fits))
             return out
         e = -1
-        for sep, k in seps:
+        for sep, k, back in plan:
             if k:
-                a = lo - k + 1
-                m = rfind(sep, a if a > 0 else 0, hi)
+                m = rfind(sep, lo - back if lo > back else 0, hi)
                 if m >= 0:
                     e = m + k
                     break
@@ -510,11 +512,12 @@ def _pack_literals(
             if start <= s:
                 start = s + 1
             if start < e:
-                for sep, k in tail:
-                    a = start - k
-                    m = find(sep, a if a > 0 else 0, nxt - 1)
+                for sep, k in tail:  # the earliest boundary at or after start, of any of them
+                    m = find(sep, start - k if start > k else 0, nxt - 1)
                     if m >= 0:
                         nxt = m + k
+                        if nxt == start:  # none can be earlier
+                            break
                 if char_overlap:
                     nxt = start
         s, lo = nxt, e
