@@ -243,6 +243,28 @@ def test_token_chunks_follow_the_plain_packing_rule(
     assert recursive_spans(text, size, overlap, seps, length=length) == expected
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, data=st.data())
+def test_a_small_memo_changes_nothing_but_speed(
+    bundled: Path, text: str, data: st.DataObject
+) -> None:
+    from ragloom_text._counting import UnitCounter
+    from ragloom_text.tokens import WHITESPACE_UNITS
+
+    count = independent_counter(bundled)
+    limit = data.draw(st.integers(1, 8), label="memo entries")
+    counter = UnitCounter(
+        lambda texts: [count(t) for t in texts], WHITESPACE_UNITS,
+        memo_limit=limit, memo_chars=limit * 4,
+    )  # fmt: skip
+    for _ in range(3):  # the memo fills, empties and fills again
+        counts = counter.counts(text)
+        n = len(text)
+        a = data.draw(st.integers(0, n), label="a")
+        b = data.draw(st.integers(a, n), label="b")
+        assert counts.count(a, b) == count(text[a:b])
+
+
 def test_counts_are_not_capped_by_the_tokenizer_files_truncation(bundled: Path) -> None:
     # the bundled tokenizer.json truncates at 512 tokens; lengths must not
     assert json.loads(bundled.read_text(encoding="utf-8"))["truncation"]["max_length"] == 512

@@ -36,34 +36,47 @@ class UnitCounter:
     """Cuts texts into units with ``pattern`` and counts them with ``count_many`` (memoized).
 
     ``count_many`` maps a list of strings to their token counts, each string tokenized alone.
-    The memo keeps at most ``memo_limit`` strings (it is emptied when full): it only ever holds
-    exact counts, so its size changes speed, never results.
+    The memo keeps at most ``memo_limit`` strings of ``memo_chars`` characters in all (it is
+    emptied when full): it only ever holds exact counts, so its size changes speed, never
+    results.
     """
 
-    __slots__ = ("_count_many", "_memo", "_split", "memo_limit", "pattern")
+    __slots__ = ("_chars", "_count_many", "_memo", "_split", "memo_chars", "memo_limit", "pattern")
 
     def __init__(
-        self, count_many: CountMany, pattern: re.Pattern[str], *, memo_limit: int = 1 << 20
+        self,
+        count_many: CountMany,
+        pattern: re.Pattern[str],
+        *,
+        memo_limit: int = 1 << 20,
+        memo_chars: int = 1 << 25,
     ) -> None:
         self._count_many = count_many
         self.pattern = pattern
         self.memo_limit = memo_limit
+        self.memo_chars = memo_chars
         self._memo: dict[str, int] = {"": 0}
+        self._chars = 0
         self._split = pattern.split
+
+    def _room(self, entries: int, chars: int) -> bool:
+        """Make room for ``entries`` strings of ``chars`` characters; ``False``: forgot all."""
+        self._chars += chars
+        if len(self._memo) + entries <= self.memo_limit and self._chars <= self.memo_chars:
+            return True
+        self._memo.clear()
+        self._memo[""] = 0
+        self._chars = chars
+        return False
 
     def count_one(self, text: str) -> int:
         """The tokens of ``text`` tokenized alone (memoized)."""
         found = self._memo.get(text)
         if found is None:
             found = self._count_many([text])[0]
-            if len(self._memo) >= self.memo_limit:
-                self._forget()
+            self._room(1, len(text))
             self._memo[text] = found
         return found
-
-    def _forget(self) -> None:
-        self._memo.clear()
-        self._memo[""] = 0
 
     def counts(self, text: str) -> UnitCounts:
         """The units of ``text`` with their counts, ready to count any slice."""
@@ -73,9 +86,9 @@ class UnitCounter:
         per_unit = list(map(memo.get, units))
         if None in per_unit:
             missing = set(units).difference(memo)
-            if len(memo) + len(missing) > self.memo_limit:
-                self._forget()
-                missing = set(units)
+            if not self._room(len(missing), sum(map(len, missing))):
+                missing = set(units)  # the memo was emptied: count every unit of this text
+                self._chars = sum(map(len, missing))
             ordered = list(missing)
             memo.update(zip(ordered, self._count_many(ordered), strict=True))
             per_unit = list(map(memo.__getitem__, units))

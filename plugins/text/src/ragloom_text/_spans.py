@@ -278,10 +278,11 @@ def _pack_counted(
     overlap_levels: Sequence[Level],
 ) -> list[Span]:
     """``pack`` for a length with exact slice counts: each chunk ends at the farthest boundary,
-    of the most preferred level that has one, whose slice fits; the search stops at the end of
-    the unit where the budget runs out (nothing past it fits) and measures only what lies
-    before it (the same rule as the character packer, which makes the same cuts when lengths
-    are characters)."""
+    of the most preferred level that has one, whose slice fits (the packing rule of the module
+    doc). The search starts at the end of the unit where the budget runs out (nothing past it
+    fits) and walks back, measuring each candidate; after ``_WALK`` misses in one level it
+    bisects for the reach instead (a word's prefix may take more tokens than the word, so a
+    bisection can stop short of the farthest fit, never past the budget)."""
     n = len(text)
     count = counts.count
     out: list[Span] = []
