@@ -22,9 +22,6 @@ from ragloom_text._sentences import sentence_spans
 from ragloom_text._spans import Span, recursive_spans
 from ragloom_text.lengths import LengthFunction, resolve_length_function
 
-LengthSpec = str | Mapping[str, Any] | Callable[[str], int]
-"""A length function: a registered name, a ``{name, params}`` table, or a callable."""
-
 __all__ = [
     "DEFAULT_SEPARATORS",
     "CodeChunker",
@@ -32,6 +29,9 @@ __all__ = [
     "RecursiveCharacterTextSplitter",
     "SentenceChunker",
 ]
+
+LengthSpec = str | Mapping[str, Any] | Callable[[str], int]
+"""A length function: a registered name, a ``{name, params}`` table, or a callable."""
 
 DEFAULT_SEPARATORS: tuple[str, ...] = (
     "\n\n", "\n", ". ", "! ", "? ", "\u3002", "\uff01", "\uff1f", " ", "",
