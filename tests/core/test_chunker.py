@@ -324,3 +324,37 @@ async def test_validate_output_override_is_applied() -> None:
     result = await Pipeline(AtMostTwo()).run([short, long])
     assert [c.id for c in result] == ["short#0", "short#1"]
     assert [f.item_id for f in result.failed] == ["long"]
+
+
+@pytest.mark.parametrize(
+    ("metadata", "content_format", "override"),
+    [({}, ContentFormat.TEXT, None), ({"tenant": "acme", "n": 1}, "my-fmt", "markdown")],
+)
+def test_chunks_from_spans_equal_chunks_from_pieces(
+    metadata: dict[str, Any], content_format: str, override: str | None
+) -> None:
+    parent = Document(
+        id="p", content="alpha\nbeta gamma\n\ndelta", metadata=metadata,
+        content_format=content_format,
+    )  # fmt: skip
+    chunker = Paragraphs(content_format=override)
+    spans = [(0, 6, None), (6, 17, {"n": 2, "x": [1]}), (17, 17, {}), (17, 23, None)]
+    from_pieces = chunker.build_chunks(parent, [ChunkSpan(a, b, m) for a, b, m in spans])
+    from_spans = chunker.build_chunks_from_spans(parent, spans)
+    assert from_spans == from_pieces
+    for fast, slow in zip(from_spans, from_pieces, strict=True):
+        assert type(fast) is Document
+        assert fast.model_dump() == slow.model_dump()
+        assert fast.model_fields_set == slow.model_fields_set
+        assert repr(fast) == repr(slow)
+        assert fast.metadata is not parent.metadata
+    assert from_spans[1].metadata == {**metadata, "n": 2, "x": [1]}
+    assert Document.model_validate(from_spans[1].model_dump()) == from_spans[1]
+    assert chunker.build_chunks_from_spans(parent, []) == []
+
+
+@pytest.mark.parametrize("span", [(-1, 3, None), (4, 2, None), (0, 99, None)])
+def test_chunks_from_spans_reject_spans_outside_the_parent(span: tuple[int, int, None]) -> None:
+    parent = Document(id="p", content="0123456789")
+    with pytest.raises(RagloomError, match=r"produced span .* outside document 'p'"):
+        Paragraphs().build_chunks_from_spans(parent, [(0, 1, None), span])

@@ -9,13 +9,14 @@ results are cached per ``min_bytes`` for the life of the process.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import site
 import sys
 import sysconfig
 from pathlib import Path
 
-__all__ = ["CorpusEntry", "build_corpus", "corpus_bytes"]
+__all__ = ["FORMATS", "CorpusEntry", "build_corpus", "build_format_corpus", "corpus_bytes"]
 
 CorpusEntry = tuple[str, str, str]
 """``(name, content_format, text)`` with ``content_format`` in markdown, text, code, rst."""
@@ -128,6 +129,80 @@ def build_corpus(min_bytes: int = 20_000_000) -> list[CorpusEntry]:
                 break
     _CACHE[min_bytes] = corpus
     return corpus
+
+
+#: The formats of :func:`build_format_corpus`, as ``(name, content_format)``.
+FORMATS = (("python", "code"), ("markdown", "markdown"), ("rst", "rst"), ("text", "text"))
+_FORMAT_SUFFIXES = {".py": "python", ".md": "markdown", ".rst": "rst", ".txt": "text"}
+_PLAIN_NAMES = ("readme", "copyright", "changelog", "news", "authors", "license", "changes")
+
+
+def _installed_roots() -> list[Path]:
+    """Site directories of this interpreter and of the one it was created from, the standard
+    library, and the system's documentation folder: where installed packages keep files."""
+    paths = {Path(p) for p in _site_dirs()}
+    for base in {sys.base_prefix, sys.prefix}:
+        for key in ("purelib", "platlib", "stdlib"):
+            paths.add(Path(sysconfig.get_paths(vars={"base": base, "platbase": base})[key]))
+    paths.add(Path("/usr/share/doc"))
+    return sorted(p.resolve() for p in paths if p.is_dir())
+
+
+def _format_of(path: Path) -> str | None:
+    fmt = _FORMAT_SUFFIXES.get(path.suffix.lower())
+    if fmt is None and not path.suffix and path.name.lower().startswith(_PLAIN_NAMES):
+        fmt = "text"
+    return fmt
+
+
+def build_format_corpus(per_format_bytes: int = 4_000_000) -> dict[str, list[CorpusEntry]]:
+    """Ordinary files found on this machine, by format: Python sources, Markdown,
+    reStructuredText and plain text, up to ``per_format_bytes`` of UTF-8 each.
+
+    Candidates are the files of the installed packages (this environment's and the base
+    interpreter's site directories), the standard library and ``/usr/share/doc``, and the
+    long descriptions of installed distributions; nothing from ragloom itself. They are taken
+    in an order that is fixed (a hash of each name) but spread over all of them, so a format's
+    sample is not one package's files; each is read whole (UTF-8, at most 2 MB) until the
+    format has its bytes. A format holds less when the machine has less.
+    """
+    content_format = dict(FORMATS)
+    candidates: dict[str, dict[str, Path | str]] = {fmt: {} for fmt in content_format}
+    for name, fmt, text in _descriptions():
+        candidates["python" if fmt == "code" else fmt][name] = text
+    seen: set[Path] = set()
+    for root in _installed_roots():
+        for path in root.rglob("*"):
+            fmt = _format_of(path)
+            if fmt is None:
+                continue
+            parts = path.relative_to(root).parts
+            if any(p.lower().startswith("ragloom") or p.endswith((".dist-info", ".egg-info"))
+                   for p in parts):  # fmt: skip
+                continue
+            try:
+                real = path.resolve()
+                if real in seen or not path.is_file():
+                    continue
+            except OSError:
+                continue
+            seen.add(real)
+            candidates[fmt][f"file:{root.name}/{'/'.join(parts)}"] = path
+    found: dict[str, list[CorpusEntry]] = {}
+    for fmt, named in candidates.items():
+        entries: list[CorpusEntry] = []
+        size = 0
+        for name in sorted(named, key=lambda n: hashlib.sha256(n.encode()).digest()):
+            source = named[name]
+            text = source if isinstance(source, str) else _read(source)
+            if text is None or not text.strip():
+                continue
+            entries.append((name, content_format[fmt], text))
+            size += len(text.encode("utf-8"))
+            if size >= per_format_bytes:
+                break
+        found[fmt] = entries
+    return found
 
 
 def corpus_bytes(corpus: list[CorpusEntry]) -> int:

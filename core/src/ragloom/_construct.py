@@ -10,14 +10,16 @@ it is ``model_construct`` itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from itertools import repeat
 from typing import Any
 
 from pydantic import BaseModel
 
 from .models import ContentFormat, Document
 
-__all__ = ["construct_document"]
+__all__ = ["construct_chunks", "construct_document"]
 
 _FIELDS = frozenset(Document.model_fields)
 
@@ -83,3 +85,103 @@ def _pick() -> Callable[[dict[str, Any]], Document]:
 
 #: Build a ``Document`` from a dict holding every field (the dict becomes its ``__dict__``).
 construct_document: Callable[[dict[str, Any]], Document] = _pick()
+
+
+Span = tuple[int, int, Mapping[str, Any] | None]
+BadSpan = Callable[[int, int], Exception]
+
+
+#: ``"#0"``, ``"#1"``, ...: the id suffixes of the first chunks of a document, made once.
+_SUFFIXES = tuple(f"#{i}" for i in range(4096))
+
+
+def _chunks_fast(
+    parent: Document, content_format: str, spans: Iterable[Span], bad_span: BadSpan
+) -> list[Document]:
+    """The chunks of ``parent`` for exact ``(start, end, metadata)`` spans, built as
+    ``construct_document`` builds one, a step at a time for all of them (each step one C-level
+    loop: a chunking run builds tens of thousands)."""
+    assert _FIELDS_SET is not None  # chosen only for a frozen model
+    spans = spans if isinstance(spans, list) else list(spans)
+    content = parent.content
+    pid = parent.id
+    base = parent.metadata
+    n = len(content)
+    count = len(spans)
+    suffix = _SUFFIXES if count <= len(_SUFFIXES) else [f"#{i}" for i in range(count)]
+
+    def bad(start: int, end: int) -> str:
+        raise bad_span(start, end)
+
+    fmt = content_format
+    if base:
+        values = [
+            {
+                "id": pid + suffix[i],
+                "content": content[a:b] if 0 <= a <= b <= n else bad(a, b),
+                "content_format": fmt,
+                "metadata": {**base, **meta} if meta else {**base},
+                "parent_id": pid,
+                "index": i,
+                "start": a,
+                "end": b,
+                "embedding": None,
+            }
+            for i, (a, b, meta) in enumerate(spans)
+        ]
+    else:
+        values = [
+            {
+                "id": pid + suffix[i],
+                "content": content[a:b] if 0 <= a <= b <= n else bad(a, b),
+                "content_format": fmt,
+                "metadata": {**meta} if meta else {},
+                "parent_id": pid,
+                "index": i,
+                "start": a,
+                "end": b,
+                "embedding": None,
+            }
+            for i, (a, b, meta) in enumerate(spans)
+        ]
+    chunks = list(map(_new, repeat(Document, count)))
+    deque(map(_set_dict, chunks, values), 0)
+    deque(map(_set_fields_set, chunks, repeat(_FIELDS_SET, count)), 0)
+    deque(map(_set_extra, chunks, repeat(None, count)), 0)
+    deque(map(_set_private, chunks, repeat(None, count)), 0)
+    return chunks
+
+
+def _chunks_slow(
+    parent: Document, content_format: str, spans: Iterable[Span], bad_span: BadSpan
+) -> list[Document]:
+    content = parent.content
+    chunks: list[Document] = []
+    for index, (start, end, meta) in enumerate(spans):
+        if not 0 <= start <= end <= len(content):
+            raise bad_span(start, end)
+        chunks.append(
+            construct_document(
+                {
+                    "id": f"{parent.id}#{index}",
+                    "content": content[start:end],
+                    "content_format": content_format,
+                    "metadata": {**parent.metadata, **meta} if meta else dict(parent.metadata),
+                    "parent_id": parent.id,
+                    "index": index,
+                    "start": start,
+                    "end": end,
+                    "embedding": None,
+                }
+            )
+        )
+    return chunks
+
+
+#: Build the chunks of ``parent`` for exact ``(start, end, metadata)`` spans, numbered from 0;
+#: ``bad_span(start, end)`` is raised for a span outside the parent.
+construct_chunks: Callable[[Document, str, Iterable[Span], BadSpan], list[Document]] = (
+    _chunks_fast
+    if construct_document is _construct_fast and _FIELDS_SET is not None
+    else _chunks_slow
+)

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._construct import construct_document
+from ._construct import construct_chunks, construct_document
 from ._inputs import wrong_item
 from .context import ExecutionContext
 from .errors import ComponentTypeError, InvalidInputError, RagloomError, UnroutedItemError
@@ -223,6 +223,30 @@ class Chunker(PipelineStep[Document]):
                 )
             )
         return chunks
+
+
+    def build_chunks_from_spans(
+        self,
+        parent: Document,
+        spans: Iterable[tuple[int, int, Mapping[str, Any] | None]],
+    ) -> list[Document]:
+        """Chunk documents for exact spans of ``parent``: ``(start, end, metadata)`` triples,
+        ``metadata`` being the piece's own (or ``None``).
+
+        The same chunks :meth:`build_chunks` builds from the equivalent :class:`ChunkSpan`
+        pieces (ids, spans, inherited metadata, format), without a piece object per chunk: the
+        fast path for chunkers that compute their spans as plain tuples.
+        """
+
+        def bad_span(start: int, end: int) -> RagloomError:
+            return RagloomError(
+                f"{self.name} produced span [{start}, {end}) outside document "
+                f"{parent.id!r} of length {len(parent.content)}"
+            )
+
+        return construct_chunks(
+            parent, self.content_format or parent.content_format, spans, bad_span
+        )
 
 
 class ChunkerRouter(RoutedStep[Document]):

@@ -188,7 +188,9 @@ def test_code_chunker_supports_other_languages() -> None:
         ({"chunk_overlap": -1}, "chunk_overlap"),
         ({"chunk_size": 10, "chunk_overlap": 10}, "chunk_overlap"),
         ({"chunk_size": 10, "chunk_overlap": 11}, "chunk_overlap"),
-        ({"length_function": "tokens"}, "length_function"),
+        ({"length_function": "syllables"}, "length_function"),
+        ({"length_function": {"name": "tokens", "params": {"vocab": "x"}}}, "length_function"),
+        ({"length_function": {"params": {}}}, "length_function"),
         ({"length_function": 42}, "length_function"),
         ({"length_function": "pkg.mod:fn"}, "length_function"),
     ],
@@ -202,8 +204,10 @@ def test_bad_parameters_raise_configuration_errors_naming_them(
 
 
 def test_unknown_length_name_lists_the_known_names() -> None:
-    with pytest.raises(ValueError, match="'chars', 'words', 'whitespace'"):
-        RecursiveCharacterTextSplitter(length_function="tiktoken")
+    with pytest.raises(ValueError, match="'chars', 'words', 'whitespace', 'tokens', 'tiktoken'"):
+        RecursiveCharacterTextSplitter(length_function="syllables")
+    with pytest.raises(ValueError, match="did you mean 'tokens'"):
+        RecursiveCharacterTextSplitter(length_function="token")
 
 
 @pytest.mark.parametrize(

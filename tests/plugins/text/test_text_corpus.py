@@ -102,3 +102,29 @@ def test_invariants_with_measured_lengths_on_part_of_the_corpus(
         taken[fmt] = taken.get(fmt, 0) + len(text)
         check_spans(text, chunkers[fmt].spans(text), 100, 16, length, where=name)
     assert len(taken) == 4
+
+
+@pytest.mark.parametrize("overlap", [0, 24])
+def test_token_budgets_on_part_of_the_corpus(
+    corpus: list[tuple[str, str, str]], overlap: int
+) -> None:
+    """Every chunk within 128 tokens of the bundled tokenizer, counted alone, on real text."""
+    pytest.importorskip("tokenizers")
+    from ragloom_text import default_chunker_router
+    from ragloom_text.tokens import TokenCount, default_tokenizer_path
+
+    if default_tokenizer_path() is None:
+        pytest.skip("ragloom-semantic (the bundled model's tokenizer) is not installed")
+    count = TokenCount()
+    router = default_chunker_router(128, overlap, length_function="tokens")
+    budget = 1_000_000
+    taken: dict[str, int] = {}
+    for name, fmt, text in corpus:
+        if taken.get(fmt, 0) > budget // 4:
+            continue
+        taken[fmt] = taken.get(fmt, 0) + len(text)
+        chunks = router.chunk(Document(id=name, content=text, content_format=fmt))
+        assert all(c.content == text[c.start : c.end] for c in chunks), name
+        spans = [(c.start, c.end, c.metadata) for c in chunks]
+        check_spans(text, spans, 128, overlap, count, where=name)
+    assert len(taken) == 4

@@ -25,7 +25,7 @@ from operator import methodcaller, sub
 from typing import Any, NamedTuple
 
 from ragloom_text._levels import Level, chars, literal, ranked
-from ragloom_text._spans import Span, pack
+from ragloom_text._spans import SliceCounts, Span, pack, slice_counts
 
 __all__ = ["Heading", "MarkdownStructure", "markdown_levels", "markdown_spans", "parse_markdown"]
 
@@ -251,6 +251,7 @@ def _plan(
     structure: MarkdownStructure,
     chunk_size: int,
     length: Callable[[str], int] | None,
+    counts: SliceCounts | None = None,
 ) -> _Plan:
     n = len(text)
     headings, regions = structure
@@ -259,6 +260,8 @@ def _plan(
         return _Plan([h[0] for h in inner], [h[1] for h in inner], _NONE, _NO_REGIONS, _NO_REGIONS)
     if length is None:
         small = [(a, b) for a, b in regions if b - a <= chunk_size]
+    elif counts is not None:
+        small = [(a, b) for a, b in regions if counts.count(a, b) <= chunk_size]
     else:
         small = [(a, b) for a, b in regions if length(text[a:b]) <= chunk_size]
     return _Plan(
@@ -515,8 +518,12 @@ def markdown_spans(
             )
         if found is not None:
             return found
-    levels, overlap_levels = _plan_levels(text, _plan(text, structure, chunk_size, length))
-    spans = pack(text, levels, chunk_size, chunk_overlap, length, overlap_levels=overlap_levels)
+    counts = slice_counts(length, text)
+    levels, overlap_levels = _plan_levels(text, _plan(text, structure, chunk_size, length, counts))
+    spans = pack(
+        text, levels, chunk_size, chunk_overlap, length, overlap_levels=overlap_levels,
+        counts=counts,
+    )  # fmt: skip
     return _attach_paths(spans, paths)
 
 

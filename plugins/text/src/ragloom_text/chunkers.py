@@ -8,11 +8,13 @@ atom that cannot be split, marked ``metadata["oversized"] = True``.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from ragloom import Chunker, ChunkSpan, ConfigurationError, Document
+from ragloom.chunking import Piece
 
 from ragloom_text._code import code_spans
 from ragloom_text._markdown import markdown_spans
@@ -28,12 +30,34 @@ __all__ = [
     "SentenceChunker",
 ]
 
+LengthSpec = str | Mapping[str, Any] | Callable[[str], int]
+"""A length function: a registered name, a ``{name, params}`` table, or a callable."""
+
 DEFAULT_SEPARATORS: tuple[str, ...] = (
     "\n\n", "\n", ". ", "! ", "? ", "\u3002", "\uff01", "\uff1f", " ", "",
 )  # fmt: skip
 """Prose: paragraph, line, sentence end (also the CJK full stops), space, then characters."""
 
 _OVERSIZED: Mapping[str, Any] = {"oversized": True}
+
+PieceSpan = tuple[int, int, Mapping[str, Any] | None]
+
+
+class SpanPieces:
+    """What :meth:`split` returns: the chunk spans of one document, iterable as
+    :class:`ChunkSpan` pieces. ``build_chunks`` builds chunks from its plain ``spans`` directly
+    (:meth:`Chunker.build_chunks_from_spans`), without a piece object per chunk."""
+
+    __slots__ = ("spans",)
+
+    def __init__(self, spans: list[PieceSpan]) -> None:
+        self.spans = spans
+
+    def __iter__(self) -> Iterator[ChunkSpan]:
+        return (ChunkSpan(a, b, meta) for a, b, meta in self.spans)
+
+    def __len__(self) -> int:
+        return len(self.spans)
 
 
 def _check_int(name: str, value: object, minimum: int) -> int:
@@ -45,7 +69,13 @@ def _check_int(name: str, value: object, minimum: int) -> int:
 
 
 class _SizedChunker(Chunker):
-    """Shared parameters: ``chunk_size``, ``chunk_overlap`` and the length function."""
+    """Shared parameters: ``chunk_size``, ``chunk_overlap`` and the length function.
+
+    ``length_function`` is a registered name (``"chars"``, ``"words"``, ``"tokens"``, ...), a
+    table ``{"name": "tokens", "params": {"tokenizer": "path/to/tokenizer.json"}}``, a length
+    object (``TokenCount(...)``) or any callable ``str -> int`` (Python only: a pipeline file
+    can rebuild only registered lengths).
+    """
 
     # Every chunk is an exact span and together they cover the document (checked per item);
     # what is cut depends only on the text and its format, so a moved file still hits.
@@ -57,7 +87,7 @@ class _SizedChunker(Chunker):
         chunk_size: int = 500,
         chunk_overlap: int = 0,
         *,
-        length_function: str | Callable[[str], int] = "chars",
+        length_function: LengthSpec = "chars",
         cache: Any = None,
         policy: Any = None,
         name: str | None = None,
@@ -71,10 +101,13 @@ class _SizedChunker(Chunker):
                 f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
             )
         try:
-            self._length_name, self._length = resolve_length_function(length_function)
+            self._length_config, self._length = resolve_length_function(length_function)
         except (TypeError, ValueError) as exc:
-            raise ConfigurationError(str(exc)) from exc
-        self.length_function: str | LengthFunction = length_function
+            message = str(exc)
+            if "length_function" not in message:
+                message = f"length_function: {message}"
+            raise ConfigurationError(message) from exc
+        self.length_function: LengthSpec = length_function
         #: The length function as a callable (``len`` for characters), e.g. for checks.
         self.length: LengthFunction = self._length or len
 
@@ -82,16 +115,35 @@ class _SizedChunker(Chunker):
         return {
             "chunk_size": self.chunk_size,
             "chunk_overlap": self.chunk_overlap,
-            "length_function": self._length_name,
+            "length_function": self._length_config,
         }
+
+    @property
+    def config_hash(self) -> str:
+        """The config's hash, plus what the length function loaded (a tokenizer file's
+        digest): editing the file changes the cache identity even though the config does not."""
+        base = super().config_hash
+        fingerprint = getattr(self._length, "fingerprint", None)
+        extra = fingerprint() if callable(fingerprint) else None
+        if extra is None:
+            return base
+        return hashlib.sha256(f"{base}\n{extra}".encode()).hexdigest()[:32]
 
     def spans(self, text: str) -> list[Span]:
         """``(start, end, oversized)`` for ``text``: what :meth:`split` yields, as tuples."""
         raise NotImplementedError
 
-    def split(self, document: Document) -> Iterator[ChunkSpan]:
-        for start, end, oversized in self.spans(document.content):
-            yield ChunkSpan(start, end, _OVERSIZED if oversized else None)
+    def piece_spans(self, text: str) -> list[PieceSpan]:
+        """``(start, end, metadata)`` for ``text``: the pieces :meth:`split` returns."""
+        return [(a, b, _OVERSIZED if oversized else None) for a, b, oversized in self.spans(text)]
+
+    def split(self, document: Document) -> SpanPieces:
+        return SpanPieces(self.piece_spans(document.content))
+
+    def build_chunks(self, parent: Document, pieces: Iterable[Piece]) -> list[Document]:
+        if type(pieces) is SpanPieces:  # our own split(): no piece objects needed
+            return self.build_chunks_from_spans(parent, pieces.spans)
+        return super().build_chunks(parent, pieces)
 
 
 class RecursiveCharacterTextSplitter(_SizedChunker):
@@ -113,7 +165,7 @@ class RecursiveCharacterTextSplitter(_SizedChunker):
         *,
         separators: Sequence[str] | None = None,
         is_separator_regex: bool = False,
-        length_function: str | Callable[[str], int] = "chars",
+        length_function: LengthSpec = "chars",
         cache: Any = None,
         policy: Any = None,
         name: str | None = None,
@@ -176,6 +228,17 @@ class RecursiveCharacterTextSplitter(_SizedChunker):
             length=self._length,
         )
 
+    def piece_spans(self, text: str) -> list[PieceSpan]:
+        return recursive_spans(  # type: ignore[return-value]
+            text,
+            self.chunk_size,
+            self.chunk_overlap,
+            self.separators,
+            is_separator_regex=self.is_separator_regex,
+            length=self._length,
+            markers=(None, _OVERSIZED),
+        )
+
 
 class MarkdownChunker(_SizedChunker):
     """Splits Markdown along its heading structure, keeping code blocks and tables whole.
@@ -203,9 +266,8 @@ class MarkdownChunker(_SizedChunker):
     def spans(self, text: str) -> list[Span]:
         return [(a, b, bool(m.get("oversized"))) for a, b, m in self.markdown_spans(text)]
 
-    def split(self, document: Document) -> Iterator[ChunkSpan]:
-        for start, end, meta in self.markdown_spans(document.content):
-            yield ChunkSpan(start, end, meta)
+    def piece_spans(self, text: str) -> list[PieceSpan]:
+        return self.markdown_spans(text)  # type: ignore[return-value]
 
 
 class SentenceChunker(_SizedChunker):

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ragloom import ChunkerRouter, ContentFormatFilter
 
-from ragloom_text.chunkers import CodeChunker, MarkdownChunker, RecursiveCharacterTextSplitter
+from ragloom_text.chunkers import (
+    CodeChunker,
+    LengthSpec,
+    MarkdownChunker,
+    RecursiveCharacterTextSplitter,
+)
 
 __all__ = ["default_chunker_router"]
 
@@ -16,12 +20,13 @@ def default_chunker_router(
     chunk_size: int = 500,
     chunk_overlap: int = 0,
     *,
-    length_function: str | Callable[[str], int] = "chars",
+    length_function: LengthSpec = "chars",
     cache: Any = None,
     policy: Any = None,
 ) -> ChunkerRouter:
     """Markdown to :class:`MarkdownChunker`, code to :class:`CodeChunker`, the rest to
-    :class:`RecursiveCharacterTextSplitter`, all with the same size, overlap and length.
+    :class:`RecursiveCharacterTextSplitter`, all with the same size, overlap and length
+    (``length_function="tokens"`` counts ``chunk_size`` in tokens of the default tokenizer).
 
     Registered as the ``auto`` chunker (entry-point group ``ragloom.chunkers``).
     """
