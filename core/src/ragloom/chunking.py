@@ -57,6 +57,7 @@ class Chunker(PipelineStep[Document]):
 
     event_name = "Chunking"
     input_type = Document
+    kind = "chunker"
 
     #: Formats this chunker accepts; ``None`` accepts any. May include custom strings.
     accepted_content_formats: ClassVar[frozenset[str] | None] = None
@@ -265,6 +266,7 @@ class ChunkerRouter(RoutedStep[Document]):
     """
 
     event_name = "Chunking"
+    kind = "chunker"
     accepted_content_formats: ClassVar[frozenset[str] | None] = None
 
     def __init__(

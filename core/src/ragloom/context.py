@@ -55,6 +55,8 @@ class _RunState:
     failures: list[ItemFailed] = field(default_factory=list)
     feeds: dict[int, Any] = field(default_factory=dict)
     observer_errors: dict[int, str] = field(default_factory=dict)
+    hooks: Any = None
+    plugin_policies: dict[int, Any] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
 
 
@@ -76,12 +78,34 @@ class ExecutionContext:
         cache: CacheStore | Literal[False] | None = None,
         observers: list[Observer] | None = None,
         run_id: str | None = None,
+        hooks: Any = None,
     ) -> None:
         self.policy = policy if policy is not None else Policy()
         self.cache = cache
         self._run = _RunState(
-            run_id=run_id or uuid.uuid4().hex[:12], observers=list(observers or [])
+            run_id=run_id or uuid.uuid4().hex[:12], observers=list(observers or []), hooks=hooks
         )
+
+    @property
+    def hooks(self) -> Any:
+        """The plugin registry whose hooks this run calls (``None``: no plugin hooks)."""
+        return self._run.hooks
+
+    def plugin_policy(self, step: Any) -> Policy | None:
+        """The plugins' policy defaults for ``step`` (by its ``kind``), asked once per run."""
+        hooks = self._run.hooks
+        if hooks is None:
+            return None
+        cache = self._run.plugin_policies
+        key = id(step)
+        if key not in cache:
+            cache[key] = (
+                hooks.default_policy(getattr(step, "kind", "step"), step)
+                if hooks.implements("ragloom_default_policy")
+                else None
+            )
+        result: Policy | None = cache[key]
+        return result
 
     @property
     def run_id(self) -> str:

@@ -83,6 +83,7 @@ class EmbeddingStep(PipelineStep[Document]):
     """
 
     event_name = "Embedding"
+    kind = "embedder"
     input_type = Document
     cache_scope = "content"
 

@@ -115,6 +115,7 @@ class DecomposeStep(PipelineStep[Any]):
     """Query -> a state holding the decomposer's sub-queries (one per question)."""
 
     event_name = "Decompose"
+    kind = "decomposer"
     output_model = MultiQueryRoutingState
 
     def __init__(self, decomposer: QueryTransformer, policy: Policy | None = None) -> None:
@@ -185,6 +186,7 @@ class RouteStep(PipelineStep[MultiQueryRoutingState]):
     """Routes every sub-query of a state (concurrently, under the policy's limit)."""
 
     event_name = "Route"
+    kind = "router"
     output_model = MultiQueryRoutingState
 
     def __init__(self, router: Router, policy: Policy | None = None) -> None:
@@ -297,15 +299,28 @@ class MultiQueryRoutingPipeline(Component):
             "on_empty_decomposition": self.on_empty_decomposition.value,
         }
 
-    def build(self) -> Pipeline[MultiQueryRoutingState]:
-        """A fresh pipeline (new step objects each call): Decompose -> Normalize -> Route.
+    def build(self, *, registry: Any = None, plugin_hooks: bool = True) -> Pipeline[Any]:
+        """A fresh pipeline (new step objects each call): Decompose -> Normalize -> Route,
+        with the steps plugins add before and after (``ragloom_query_steps``).
 
         Run it with ``await pipeline.run(["q1", "q2"])``: one state per query, in order.
+        ``plugin_hooks=False`` builds it without any plugin's steps or hooks.
         """
+        registry = _registry(registry, plugin_hooks)
+        last = None
+        for step in _chain(registry, "before", self):
+            last = step if last is None else step(last)
         decompose = DecomposeStep(self.decomposer)
+        if last is not None:
+            decompose(last)
         normalize = NormalizeStep(self.max_sub_queries, self.on_empty_decomposition)(decompose)
-        route = RouteStep(self.router)(normalize)
-        return Pipeline(route, policy=self.policy, name="MultiQueryRouting", block=self)
+        last = RouteStep(self.router)(normalize)
+        for step in _chain(registry, "after", self):
+            last = step(last)
+        return Pipeline(
+            last, policy=self.policy, name="MultiQueryRouting", block=self, registry=registry,
+            plugin_hooks=plugin_hooks,
+        )
 
     async def plan(self, query: str) -> MultiQueryRoutingState:
         """Plan one query directly, raising its error (e.g. ``EmptyDecompositionError``).
@@ -348,6 +363,22 @@ class MultiQueryRoutingPipeline(Component):
             on_empty=self.on_empty_decomposition,
         )
         return MultiQueryRoutingState(query=query, sub_queries=normalized)
+
+
+def _registry(registry: Any, plugin_hooks: bool) -> Any:
+    if registry is None and plugin_hooks:
+        from .plugins import Registry
+
+        registry = Registry()
+    return registry if plugin_hooks else None
+
+
+def _chain(registry: Any, stage: str, block: Any) -> list[PipelineStep[Any]]:
+    """The steps plugins add to a query block at ``stage``."""
+    if registry is None or not registry.implements("ragloom_query_steps"):
+        return []
+    steps: list[PipelineStep[Any]] = registry.query_steps(stage, block)
+    return steps
 
 
 def _check_question(query: Any) -> None:

@@ -87,6 +87,7 @@ class Pipeline(Generic[T]):
         owns: Iterable[Any] = (),
         registry: Any = None,
         block: Any = None,
+        plugin_hooks: bool = True,
     ) -> None:
         if not isinstance(terminal, PipelineStep):
             raise ComponentTypeError(
@@ -101,6 +102,10 @@ class Pipeline(Generic[T]):
         self.registry = registry
         #: The reusable block that built this pipeline (e.g. a ``MultiQueryRoutingPipeline``).
         self.block = block
+        #: Whether runs call the installed plugins' hooks (events, step wrappers, policy
+        #: defaults). Turning it off is an explicit choice: an audit plugin sees every
+        #: pipeline that does not.
+        self.plugin_hooks = plugin_hooks
         self._owned: list[Any] = []
         for resource in owns:
             self.own(resource)
@@ -177,12 +182,32 @@ class Pipeline(Generic[T]):
 
     # -- running ---------------------------------------------------------------------------
 
+    def hooks(self) -> Any:
+        """The plugin registry whose hooks runs call (``None`` with ``plugin_hooks=False``).
+
+        A pipeline built in code gets one on its first run (the installed plugins' hooks).
+        """
+        if not self.plugin_hooks:
+            return None
+        if self.registry is None:
+            from .plugins import Registry
+
+            self.registry = Registry()
+        return self.registry
+
     def context(
         self, inputs: Iterable[Any] | AsyncIterable[Any] | None = None
     ) -> ExecutionContext:
         """A fresh execution context for one run of this pipeline, fed with ``inputs``."""
+        hooks = self.hooks()
+        observers = list(self.observers)
+        if hooks is not None:
+            if hooks.implements("ragloom_event"):
+                observers.append(hooks.emit)
+            if hooks.implements("ragloom_event_async"):
+                observers.append(hooks.aemit)
         context = ExecutionContext(
-            policy=self.policy, cache=self.cache, observers=list(self.observers)
+            policy=self.policy, cache=self.cache, observers=observers, hooks=hooks
         )
         root = self.root
         if inputs is not None:

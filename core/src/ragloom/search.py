@@ -29,6 +29,8 @@ from .multi_query import (
     NormalizeStep,
     RouteStep,
     SubQueryRoute,
+    _chain,
+    _registry,
 )
 from .pipeline import Pipeline
 from .policy import Policy
@@ -107,6 +109,7 @@ class RetrieveStep(PipelineStep[Any]):
     """
 
     event_name = "Retrieve"
+    kind = "retriever"
     output_model = None
 
     def __init__(
@@ -293,19 +296,31 @@ class MultiQueryRetrievalPipeline(Component):
             "fusion_k": self.fusion_k,
         }
 
-    def build(self) -> Pipeline[RetrievalResult]:
+    def build(self, *, registry: Any = None, plugin_hooks: bool = True) -> Pipeline[Any]:
         """A fresh pipeline: Decompose -> Normalize -> Route -> Retrieve (one result per
-        question, in input order)."""
+        question, in input order), with the steps plugins add before and after
+        (``ragloom_query_steps``)."""
+        registry = _registry(registry, plugin_hooks)
+        last = None
+        for step in _chain(registry, "before", self):
+            last = step if last is None else step(last)
         decompose = DecomposeStep(self.decomposer)
+        if last is not None:
+            decompose(last)
         normalize = NormalizeStep(
             self.routing.max_sub_queries, self.routing.on_empty_decomposition
         )(decompose)
         route = RouteStep(self.router)(normalize)
-        retrieve = RetrieveStep(
+        last = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
             fusion_k=self.fusion_k,
         )(route)
-        return Pipeline(retrieve, policy=self.policy, name="MultiQueryRetrieval", block=self)
+        for step in _chain(registry, "after", self):
+            last = step(last)
+        return Pipeline(
+            last, policy=self.policy, name="MultiQueryRetrieval", block=self, registry=registry,
+            plugin_hooks=plugin_hooks,
+        )
 
     async def search(self, query: str) -> RetrievalResult:
         """Answer one question directly, raising its error (``RetrievalFailedError`` when every

@@ -75,6 +75,8 @@ class PipelineStep(Component, ABC, Generic[T]):
     #: step declares it refuses other inputs with a ``TypeError`` as they are read).
     input_type: ClassVar[type | tuple[type, ...] | None] = None
     identity_ignores: ClassVar[frozenset[str]] = frozenset({"cache", "policy", "name"})
+    #: The kind of step (a row of the table of kinds): plugins' policy defaults are per kind.
+    kind: ClassVar[str] = "step"
     #: What of an input item keys its cache entry. ``"item"``: all of it (id, metadata,
     #: content). ``"content"``: a step whose outputs depend only on a document's content and
     #: format, and take ids and metadata from it mechanically (a chunker's lineage, an
@@ -207,14 +209,19 @@ class PipelineStep(Component, ABC, Generic[T]):
         return hooks_of(self).awaits
 
     def effective_policy(self, context: ExecutionContext) -> Policy:
-        """This step's set fields, then the inherited policy's, then the defaults."""
+        """This step's set fields, then the inherited policy's (router, pipeline), then the
+        plugins' defaults for its kind, then ragloom's defaults."""
         own = self._policy
         inherited = context.policy
+        plugins = context.plugin_policy(self)
         memo = self.__dict__.get("_policy_memo")
-        if memo is not None and memo[0] is own and memo[1] is inherited:
-            return memo[2]  # type: ignore[no-any-return]
-        resolved = (own.merged_over(inherited) if own is not None else inherited).resolved()
-        self.__dict__["_policy_memo"] = (own, inherited, resolved)
+        if memo is not None and memo[0] is own and memo[1] is inherited and memo[2] is plugins:
+            return memo[3]  # type: ignore[no-any-return]
+        merged = own.merged_over(inherited) if own is not None else inherited
+        if plugins is not None:
+            merged = merged.merged_over(plugins)
+        resolved = merged.resolved()
+        self.__dict__["_policy_memo"] = (own, inherited, plugins, resolved)
         return resolved
 
     def effective_cache(self, context: ExecutionContext) -> CacheStore | None:

@@ -121,6 +121,9 @@ def raw_call(step: Any, context: Any) -> tuple[bool, Callable[[Any], Any]]:
     if hooks.checks_output is not None:
         call = _checked_output(call, step.validate_output, context, is_async, hooks.checks_output)
         is_async = is_async or hooks.checks_output == "async"
+    plugins = getattr(context, "hooks", None)
+    if plugins is not None and plugins.implements("ragloom_wrap_step"):
+        call = plugins.wrap_step(step, call, is_async)
     return is_async, call
 
 
@@ -132,6 +135,9 @@ def flat_call(step: Any, context: Any) -> tuple[bool, Callable[..., Any], Any] |
     hook = hooks.transform
     if hooks.checks_input or hooks.checks_output is not None or hook.kind in ("gen", "agen"):
         return None
+    plugins = getattr(context, "hooks", None)
+    if plugins is not None and plugins.implements("ragloom_wrap_step"):
+        return None  # plugins wrap each call: no bare path
     return hook.awaits, step.transform, (context if hook.takes_context else None)
 
 
@@ -417,8 +423,14 @@ def batch_call(
     check_output = hooks.checks_output
     who = stats.name
 
-    def run_hook(batch: list[Any]) -> Any:
+    def bare_hook(batch: list[Any]) -> Any:
         return fn(batch, context) if hook.takes_context else fn(batch)
+
+    run_hook: Callable[[list[Any]], Any] = bare_hook
+    plugins = getattr(context, "hooks", None)
+    if plugins is not None and plugins.implements("ragloom_wrap_step"):
+        # A batch is one call: wrappers get the list of items.
+        run_hook = plugins.wrap_step(step, bare_hook, hook.awaits)
 
     def checked(batch: list[Any], produced: Any) -> list[list[Any]]:
         if not isinstance(produced, list) or len(produced) != len(batch):

@@ -233,7 +233,7 @@ def build_pipeline(
             )
         except (ValueError, TypeError) as exc:
             raise builder.locate("query", exc) from None
-        pipeline = block.build()
+        pipeline = block.build(registry=registry)
         pipeline.cache = cache
         pipeline.name = spec.name or pipeline.name
     else:
@@ -245,9 +245,7 @@ def build_pipeline(
         assert node is not None
         pipeline = Pipeline(node, policy=policy, cache=cache, name=spec.name)
     pipeline.registry = registry
-    if registry.pm.get_plugins():
-        pipeline.observers.append(registry.emit)
-        registry.call_isolated("ragloom_pipeline_built", pipeline=pipeline, spec=spec)
+    registry.call_isolated("ragloom_pipeline_built", pipeline=pipeline, spec=spec)
     return pipeline
 
 

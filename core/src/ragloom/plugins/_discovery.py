@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import Distribution, EntryPoint, entry_points
@@ -135,6 +136,25 @@ def _core_requirement(dist: Distribution) -> str | None:
     return None
 
 
+_INSTALLED: tuple[tuple[str, ...], Any] | None = None
+
+
+def installed_entry_points() -> Any:
+    """The installed entry points, read once per process and ``sys.path`` (every pipeline run
+    looks up plugin hooks: they must not cost a metadata scan each time)."""
+    global _INSTALLED
+    key = tuple(sys.path)
+    if _INSTALLED is None or _INSTALLED[0] != key:
+        _INSTALLED = (key, entry_points())
+    return _INSTALLED[1]
+
+
+def refresh_installed() -> None:
+    """Forget the entry points read so far (after installing a plugin in this process)."""
+    global _INSTALLED
+    _INSTALLED = None
+
+
 def iter_providers(eps: Any = None) -> Iterable[Provider]:
     """Every component entry point of every installed distribution, deduplicated.
 
@@ -142,7 +162,7 @@ def iter_providers(eps: Any = None) -> Iterable[Provider]:
     produce) is listed once.
     """
     seen: set[tuple[str, str, str, str]] = set()
-    eps = eps if eps is not None else entry_points()
+    eps = eps if eps is not None else installed_entry_points()
     for kind, group in GROUPS.items():
         for ep in eps.select(group=group):
             dist, version, dist_obj = _dist_of(ep)
@@ -163,7 +183,7 @@ def iter_providers(eps: Any = None) -> Iterable[Provider]:
 
 def iter_hook_modules(eps: Any = None) -> Iterable[tuple[str, str, EntryPoint]]:
     seen: set[tuple[str, str]] = set()
-    eps = eps if eps is not None else entry_points()
+    eps = eps if eps is not None else installed_entry_points()
     for ep in eps.select(group=HOOK_GROUP):
         dist, version, _d = _dist_of(ep)
         if (dist, ep.value) in seen:

@@ -29,6 +29,7 @@ from ._discovery import (
     allowed_from_env,
     disabled_from_env,
     incompatibility,
+    installed_entry_points,
     iter_hook_modules,
     iter_providers,
     normalize_dist,
@@ -94,9 +95,7 @@ class Registry:
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(RagloomHookSpecs)
         if entry_points:
-            from importlib.metadata import entry_points as read_entry_points
-
-            installed = read_entry_points()
+            installed = installed_entry_points()
             for provider in iter_providers(installed):
                 self._add(provider)
             if load_hooks:
@@ -231,19 +230,96 @@ class Registry:
         caller = getattr(self.pm.hook, hook)
         return [(impl.plugin_name, impl.plugin) for impl in caller.get_hookimpls()]
 
-    def call_isolated(self, hook: str, **kwargs: Any) -> None:
-        """Call ``hook`` on every plugin, each on its own: one that raises is reported once
-        (a warning, and in :attr:`hook_errors`) and never stops the others or the caller."""
+    def call_isolated(self, hook: str, **kwargs: Any) -> list[Any]:
+        """Call ``hook`` on every plugin, each on its own, and return their answers (``None``
+        answers left out), first-registered plugin first. One that raises is reported once (a
+        warning, and in :attr:`hook_errors`) and never stops the others or the caller."""
+        answers: list[Any] = []
         for name, plugin in self._hook_plugins(hook):
             try:
-                self._caller(hook, plugin)(**kwargs)
-            except Exception as exc:  # noqa: BLE001 - observing never breaks a run
-                key = (name, hook)
-                if key not in self.hook_errors:
-                    self.hook_errors[key] = line = (
-                        f"plugin {name}: {hook} raised {type(exc).__name__}: {exc}"
+                for answer in self._caller(hook, plugin)(**kwargs):
+                    if answer is not None:
+                        answers.append(answer)
+            except Exception as exc:  # noqa: BLE001 - a plugin never breaks a run
+                self._hook_failed(name, hook, exc)
+        return answers
+
+    async def acall_isolated(self, hook: str, **kwargs: Any) -> None:
+        """Like :meth:`call_isolated` for ``async`` hooks: each answer is awaited in turn."""
+        for name, plugin in self._hook_plugins(hook):
+            try:
+                for answer in self._caller(hook, plugin)(**kwargs):
+                    if inspect.isawaitable(answer):
+                        await answer
+            except Exception as exc:  # noqa: BLE001 - a plugin never breaks a run
+                self._hook_failed(name, hook, exc)
+
+    def _hook_failed(self, name: str, hook: str, exc: BaseException) -> None:
+        key = (name, hook)
+        if key not in self.hook_errors:
+            self.hook_errors[key] = line = (
+                f"plugin {name}: {hook} raised {type(exc).__name__}: {exc}"
+            )
+            logging.getLogger("ragloom").warning("%s; it keeps being called", line)
+
+    def implements(self, hook: str) -> bool:
+        """Whether any loaded plugin implements ``hook``."""
+        return bool(self._hook_plugins(hook))
+
+    async def aemit(self, event: Any) -> None:
+        """Deliver ``event`` to the ``ragloom_event_async`` hooks (each plugin isolated)."""
+        await self.acall_isolated("ragloom_event_async", event=event)
+
+    def default_policy(self, kind: str, step: Any) -> Any:
+        """The plugins' policy defaults for a step of ``kind`` (``None`` when none), merged
+        field by field, the earlier-registered plugin winning."""
+        from ..policy import Policy
+
+        merged: Policy | None = None
+        for answer in self.call_isolated("ragloom_default_policy", kind=kind, step=step):
+            if not isinstance(answer, Policy):
+                self._hook_failed(
+                    "?", "ragloom_default_policy",
+                    TypeError(f"returned {type(answer).__name__}, not a Policy"),
+                )
+                continue
+            merged = answer if merged is None else merged.merged_over(answer)
+        return merged
+
+    def wrap_step(self, step: Any, call: Any, is_async: bool) -> Any:
+        """``call`` wrapped by every plugin's ``ragloom_wrap_step`` (first registered
+        outermost)."""
+        wrappers: list[Any] = []
+        for name, plugin in self._hook_plugins("ragloom_wrap_step"):
+            wrappers.append((name, plugin))
+        for name, plugin in reversed(wrappers):
+            try:
+                answers = self._caller("ragloom_wrap_step", plugin)(
+                    step=step, call=call, is_async=is_async
+                )
+            except Exception as exc:  # noqa: BLE001 - a plugin never breaks a run
+                self._hook_failed(name, "ragloom_wrap_step", exc)
+                continue
+            for answer in answers:
+                if answer is not None and callable(answer):
+                    call = answer
+        return call
+
+    def query_steps(self, stage: str, block: Any) -> list[Any]:
+        """The steps plugins add at ``stage`` (``"before"`` or ``"after"``) of a query block."""
+        from ..step import PipelineStep
+
+        steps: list[Any] = []
+        for answer in self.call_isolated("ragloom_query_steps", stage=stage, block=block):
+            for step in answer if isinstance(answer, list | tuple) else [answer]:
+                if isinstance(step, PipelineStep):
+                    steps.append(step)
+                else:
+                    self._hook_failed(
+                        "?", "ragloom_query_steps",
+                        TypeError(f"returned {type(step).__name__}, not a PipelineStep"),
                     )
-                    logging.getLogger("ragloom").warning("%s; it keeps being called", line)
+        return steps
 
     # -- looking up ------------------------------------------------------------------------
 
