@@ -231,17 +231,46 @@ class Pipeline(Generic[T]):
         *,
         context: ExecutionContext | None = None,
     ) -> AsyncIterator[T]:
-        """Stream outputs as they are released (input order); failures go to observers."""
+        """Stream outputs as they are released (input order); failures go to observers.
+
+        A stream is a run: observers see ``RunStarted`` and ``RunFinished`` around it.
+        """
         ctx = context or self.context(inputs)
         if context is not None and inputs is not None:
             ctx.feed(self.root, IterableSource(inputs, check=_input_check(self.root)))
-        windows = self.terminal.windows(ctx)
+        async for window in self._windows(ctx):
+            for out in window:
+                yield out
+
+    async def _windows(self, context: ExecutionContext) -> AsyncIterator[list[T]]:
+        """The run's output windows, between its ``RunStarted`` and ``RunFinished`` events."""
+        started = time.perf_counter()
+        if context.observed:
+            await context.emit(
+                RunStarted(context.run_id, steps=tuple(s.name for s in self.steps()))
+            )
+        outputs = 0
+        aborted = True
         try:
-            async for window in windows:
-                for out in window:
-                    yield out
+            windows = self.terminal.windows(context)
+            try:
+                async for window in windows:
+                    outputs += len(window)
+                    yield window
+            finally:
+                await windows.aclose()
+            aborted = False
         finally:
-            await windows.aclose()
+            if context.observed:
+                await context.emit(
+                    RunFinished(
+                        context.run_id,
+                        outputs=outputs,
+                        failed=len(context.failures),
+                        seconds=time.perf_counter() - started,
+                        aborted=aborted,
+                    )
+                )
 
     async def run(self, inputs: Iterable[Any] | AsyncIterable[Any] | None = None) -> RunResult[T]:
         """Run to completion; return outputs with failures and per-step counts.
@@ -255,32 +284,14 @@ class Pipeline(Generic[T]):
         """
         context = self.context(inputs)
         started = time.perf_counter()
-        if context.observed:
-            await context.emit(
-                RunStarted(context.run_id, steps=tuple(s.name for s in self.steps()))
-            )
         outputs: list[T] = []
-        aborted = True
+        windows = self._windows(context)
         try:
-            windows = self.terminal.windows(context)
-            try:
-                async for window in windows:
-                    outputs.extend(window)
-            finally:
-                await windows.aclose()
-            aborted = False
+            async for window in windows:
+                outputs.extend(window)
         finally:
-            seconds = time.perf_counter() - started
-            if context.observed:
-                await context.emit(
-                    RunFinished(
-                        context.run_id,
-                        outputs=len(outputs),
-                        failed=len(context.failures),
-                        seconds=seconds,
-                        aborted=aborted,
-                    )
-                )
+            await windows.aclose()  # type: ignore[attr-defined]
+        seconds = time.perf_counter() - started
         return RunResult(
             outputs, failed=list(context.failures), steps=dict(context.stats), seconds=seconds
         )
