@@ -152,12 +152,9 @@ async def test_sub_queries_routed_concurrently_under_limit() -> None:
     block = MultiQueryRoutingPipeline(
         Split(), router, max_sub_queries=8, policy=Policy(concurrency=2)
     )
-    start = anyio.current_time()
     (state,) = await block.build().run([";".join(f"cat {i}" for i in range(8))])
-    elapsed = anyio.current_time() - start
     assert [r.sub_query for r in state.routing_plan] == [f"cat {i}" for i in range(8)]
-    assert router.peak == 2
-    assert elapsed < 8 * 0.05  # not sequential
+    assert router.peak == 2  # two in flight at once (concurrent), never more (bounded)
 
 
 async def test_state_models_round_trip_json() -> None:

@@ -57,6 +57,8 @@ class _RunState:
     observer_errors: dict[int, str] = field(default_factory=dict)
     hooks: Any = None
     plugin_policies: dict[int, Any] = field(default_factory=dict)
+    async_observers: bool | None = None
+    emit_lock: Any = None
     started: float = field(default_factory=time.perf_counter)
 
 
@@ -138,6 +140,7 @@ class ExecutionContext:
 
     def subscribe(self, observer: Observer) -> None:
         self._run.observers.append(observer)
+        self._run.async_observers = None
 
     def step_name(self, step: _Step) -> str:
         """A run-unique name for ``step`` (its ``name``, suffixed when names repeat)."""
@@ -175,6 +178,27 @@ class ExecutionContext:
         """
         if isinstance(event, ItemFailed):
             self._run.failures.append(event)
+        run = self._run
+        if run.async_observers is None:
+            run.async_observers = any(
+                inspect.iscoroutinefunction(o) or inspect.iscoroutinefunction(
+                    getattr(o, "__call__", None)  # noqa: B004 - a callable object's method
+                )
+                for o in run.observers
+            )
+        if run.async_observers:
+            # An observer that awaits could let another task's event overtake this one:
+            # deliver one event to every observer before the next (one order for all).
+            if run.emit_lock is None:
+                import anyio
+
+                run.emit_lock = anyio.Lock()
+            async with run.emit_lock:
+                await self._deliver(event)
+        else:
+            await self._deliver(event)
+
+    async def _deliver(self, event: Event) -> None:
         for observer in self._run.observers:
             try:
                 result = observer(event)

@@ -83,6 +83,9 @@ class PipelineStep(Component, ABC, Generic[T]):
     #: embedding): the key leaves ids and metadata out, so moving or renaming a file still
     #: hits, and a replay rebuilds ids and metadata from the current input.
     cache_scope: ClassVar[Literal["item", "content"]] = "item"
+    #: ``"auto"``: cached unless measured cheaper to recompute than to replay; ``"always"``;
+    #: ``None``: ``$RAGLOOM_CACHE_MODE``, else ``"auto"``.
+    cache_mode: Literal["auto", "always"] | None = None
 
     def __init__(
         self,
@@ -104,6 +107,7 @@ class PipelineStep(Component, ABC, Generic[T]):
         policy: Policy | None = _UNSET,
         name: str | None = _UNSET,
         cache_version: str | int | None = _UNSET,
+        cache_mode: Literal["auto", "always"] | None = _UNSET,
     ) -> Self:
         """Set this step's own cache, policy or name (arguments left out are kept); returns it.
 
@@ -113,7 +117,15 @@ class PipelineStep(Component, ABC, Generic[T]):
         model, a client object) be cached anyway: that argument is then left out of the cache
         identity and this version stands in for it. Change it whenever such an argument changes
         in a way that changes the output.
+        ``cache_mode``: ``"auto"`` (the default) skips the cache for a step measured to be
+        cheaper to recompute than to replay; ``"always"`` keeps it cached.
         """
+        if cache_mode is not _UNSET:
+            if cache_mode not in ("auto", "always", None):
+                raise ConfigurationError(
+                    f"cache_mode must be 'auto' or 'always', got {cache_mode!r}"
+                )
+            self.cache_mode = cache_mode
         if cache_version is not _UNSET:
             if cache_version is not None and (
                 isinstance(cache_version, bool) or not isinstance(cache_version, str | int)

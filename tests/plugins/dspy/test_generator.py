@@ -10,6 +10,14 @@ from dspy.utils import DummyLM
 from ragloom_dspy import BELOW_MINIMUM, NoLMConfiguredError, SubQueryGenerator, fallback_rewrite
 from ragloom_dspy.testing import chat_answer, engine_of, input_field, scripted_lm
 
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """DSPy's own async API (``acall``, ``aforward``) runs on asyncio only; the ragloom
+    components over it (decomposer, router) are tested on both backends."""
+    return "asyncio"
+
+
 QUERY = "Compare renewable energy adoption in Germany vs France since 2020"
 
 

@@ -17,6 +17,14 @@ from ragloom_dspy.local import (
     lm_from_model_string,
 )
 
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """DSPy's own async API (``acall``, ``aforward``) runs on asyncio only; the ragloom
+    components over it (decomposer, router) are tested on both backends."""
+    return "asyncio"
+
+
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 
 

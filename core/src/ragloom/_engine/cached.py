@@ -15,7 +15,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ..events import CacheHit, CacheMiss, CacheSkipped
+from . import costs
 from .calls import Failure, item_id
+from .costs import Costs
 from .routing import Routing
 
 __all__ = ["cached_results"]
@@ -49,17 +51,21 @@ class _PendingWrites:
         ):
             self.flush()
 
-    def flush(self) -> None:
-        stores, self.stores, self.count = self.stores, {}, 0
+    def flush(self) -> int:
+        """Write every waiting entry; return how many."""
+        stores, count = self.stores, self.count
+        self.stores, self.count = {}, 0
         self.since = time.monotonic()
         for store, entries in stores.values():
             store.put_many(entries)
+        return count
 
 
 class _Owner:
     """The step whose cache entry an item reads and writes, and how."""
 
-    __slots__ = ("checks_input", "config_hash", "mode", "scope", "step", "store")
+    __slots__ = ("checks_input", "config_hash", "costs", "measured", "mode", "prior", "scope",
+                 "step", "store")  # fmt: skip
 
     def __init__(self, step: Any, store: Any, mode: str | None, checks_input: bool) -> None:
         self.step = step
@@ -68,6 +74,10 @@ class _Owner:
         self.checks_input = checks_input
         self.config_hash: str | None = None
         self.scope: str = getattr(step, "cache_scope", "item")
+        self.costs = Costs()
+        #: Whether this run measures costs (cache_mode "auto"), and the decision on record.
+        self.measured = costs.mode_of(step) == "auto"
+        self.prior: dict[str, Any] | None = None
 
 
 async def cached_results(
@@ -95,6 +105,7 @@ async def cached_results(
             owners[id(leaf.step)] = _Owner(leaf.step, leaf.store, leaf.mode, leaf.checks_input)
     for owner in owners.values():
         await _settle_identity(owner, context, stats)
+    _known_decisions(owners)
     pending = _PendingWrites()
     try:
         async for window in windows:
@@ -108,7 +119,34 @@ async def cached_results(
                 yield await _window(part, step, routing, owners, compute, context, stats, pending)
                 pending.flush_if_due()
     finally:
-        pending.flush()
+        started = costs.clock()
+        written = pending.flush()
+        if written:
+            share = (costs.clock() - started) / written
+            for owner in owners.values():
+                owner.costs.overhead += share * owner.costs.computed
+        _record_decisions(owners)
+
+
+def _known_decisions(owners: dict[int, _Owner]) -> None:
+    """Read the cost decisions on record for the owners that measure costs."""
+    by_store: dict[int, tuple[Any, list[_Owner]]] = {}
+    for owner in owners.values():
+        if owner.store is not None and owner.config_hash is not None and owner.measured:
+            by_store.setdefault(id(owner.store), (owner.store, []))[1].append(owner)
+    for store, group in by_store.values():
+        found = costs.decisions_for(store, [o.config_hash for o in group if o.config_hash])
+        for owner in group:
+            owner.prior = found.get(owner.config_hash or "")
+
+
+def _record_decisions(owners: dict[int, _Owner]) -> None:
+    for owner in owners.values():
+        if not owner.measured or owner.store is None or owner.config_hash is None:
+            continue
+        decision = owner.costs.decision(owner.prior)
+        if decision is not None:
+            costs.record(owner.store, owner.config_hash, decision, owner.step.name)
 
 
 async def _settle_identity(owner: _Owner, context: Any, stats: Any) -> None:
@@ -143,6 +181,7 @@ async def _window(
     from ..cache.codec import decode_many
     from ..cache.keys import cache_key
 
+    started = costs.clock()
     n = len(items)
     results: list[Any] = [None] * n
     keys: list[str | None] = [None] * n
@@ -227,9 +266,12 @@ async def _window(
                 )
             )
     if not todo:
+        _charge(item_owners, [], costs.clock() - started, 0.0)
         return list(zip(items, results, strict=True))
 
+    before = costs.clock()
     computed = await compute([items[i] for i in todo])
+    after = costs.clock()
     for i, result in zip(todo, computed, strict=True):
         results[i] = result
         key, owner = keys[i], item_owners[i]
@@ -256,4 +298,34 @@ async def _window(
         )
         if entry is not None:
             pending.add(owner.store, entry)
+    overhead = (before - started) + (costs.clock() - after)
+    _charge(item_owners, [item_owners[i] for i in todo], overhead, after - before)
     return list(zip(items, results, strict=True))
+
+
+def _charge(
+    item_owners: list[_Owner | None], computed: list[_Owner | None], overhead: float,
+    compute: float,
+) -> None:
+    """Share a window's measured costs among the owners of its items, by item counts."""
+    touched: dict[int, tuple[_Owner, int]] = {}
+    for owner in item_owners:
+        if owner is not None and owner.measured:
+            prior = touched.get(id(owner))
+            touched[id(owner)] = (owner, 1 if prior is None else prior[1] + 1)
+    if not touched:
+        return
+    done: dict[int, int] = {}
+    for owner in computed:
+        if owner is not None:
+            done[id(owner)] = done.get(id(owner), 0) + 1
+    total_touched = sum(count for _o, count in touched.values())
+    total_done = sum(done.values()) or 1
+    for key, (owner, count) in touched.items():
+        mine = done.get(key, 0)
+        owner.costs.record(
+            compute=compute * mine / total_done,
+            computed=mine,
+            overhead=overhead * count / total_touched,
+            touched=count,
+        )

@@ -20,7 +20,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ..errors import ItemProcessingError
-from ..events import ItemFailed, StepFinished, StepStarted
+from ..events import CacheSkipped, ItemFailed, StepFinished, StepStarted
+from . import costs
 from .cached import cached_results
 from .calls import (
     Failure,
@@ -52,7 +53,9 @@ async def process_windows(
             StepStarted(context.run_id, step=stats.name, event_name=stats.event_name)
         )
     started = time.perf_counter()
-    pairs = _pairs(step, upstream, context, policy, stats)
+    routing = Routing(step, context, policy) if getattr(step, "routes_items", False) else None
+    store = await _store_unless_cheaper(step, routing, context)
+    pairs = _pairs(step, upstream, context, policy, stats, routing, store)
     try:
         if not isinstance(pairs, tuple):
             async for window_pairs in pairs:
@@ -102,16 +105,53 @@ async def process_windows(
         )
 
 
+async def _store_unless_cheaper(step: Any, routing: Routing | None, context: Any) -> Any:
+    """``step``'s store, or ``None`` when recomputing it is known to be cheaper than replaying
+    (the same for each routed leaf, whose ``store`` is cleared); a ``CacheSkipped`` event says
+    so for each step concerned."""
+    from ..identity import Uncacheable
+
+    candidates: list[tuple[Any, Any, Any]] = []  # (step, store, leaf or None)
+    if routing is None:
+        store = step.effective_cache(context)
+        if store is not None:
+            candidates.append((step, store, None))
+    else:
+        store = step.effective_cache(context)
+        candidates.extend((leaf.step, leaf.store, leaf) for leaf in routing.leaves.values()
+                          if leaf.store is not None)
+    for owner, owner_store, leaf in candidates:
+        if costs.mode_of(owner) != "auto" or owner.output_model is None:
+            continue
+        try:
+            identity = owner.config_hash
+        except Uncacheable:
+            continue  # the cached path reports it
+        reason = costs.skip_reason(costs.decisions_for(owner_store, [identity]).get(identity))
+        if reason is None:
+            continue
+        if leaf is None:
+            store = None
+        else:
+            leaf.store = None
+        await context.emit(CacheSkipped(context.run_id, step=owner.name, reason=reason))
+    return store
+
+
 def _pairs(
-    step: Any, upstream: AsyncIterator[list[Any]], context: Any, policy: Any, stats: Any
+    step: Any,
+    upstream: AsyncIterator[list[Any]],
+    context: Any,
+    policy: Any,
+    stats: Any,
+    routing: Routing | None,
+    store: Any,
 ) -> AsyncGenerator[list[tuple[Any, Any]], None] | tuple[str, Callable[..., Any], Any]:
     """How ``step`` runs: ``("flat" | "aflat", call, context or None)`` for the inline hot
     paths, else a generator of ``(item, outputs | Failure)`` pairs per window."""
     concurrency = policy.concurrency or 1
-    store = step.effective_cache(context)
     hooks = hooks_of(step)
-    if getattr(step, "routes_items", False):
-        routing = Routing(step, context, policy)
+    if routing is not None:
         is_async, call = routing.result_call()
         compute = _window_call(call, is_async, concurrency)
         if store is None and all(leaf.store is None for leaf in routing.leaves.values()):

@@ -16,6 +16,7 @@ class MemoryCacheStore:
 
     def __init__(self) -> None:
         self._entries: dict[str, CacheEntry] = {}
+        self._decisions: dict[str, dict[str, object]] = {}
         self._lock = threading.Lock()
         self.reads = 0
         self.writes = 0
@@ -32,6 +33,18 @@ class MemoryCacheStore:
             for entry in batch:
                 self._entries[entry.key] = entry
 
+    def get_decisions(self, identities: Sequence[str]) -> dict[str, dict[str, object]]:
+        with self._lock:
+            return {i: dict(self._decisions[i]) for i in identities if i in self._decisions}
+
+    def put_decision(self, identity: str, record: dict[str, object]) -> None:
+        with self._lock:
+            self._decisions[identity] = dict(record)
+
+    def decisions(self) -> dict[str, dict[str, object]]:
+        with self._lock:
+            return {i: dict(r) for i, r in self._decisions.items()}
+
     def info(self) -> CacheInfo:
         with self._lock:
             steps = Counter(e.step for e in self._entries.values())
@@ -43,6 +56,7 @@ class MemoryCacheStore:
             if step is None:
                 n = len(self._entries)
                 self._entries.clear()
+                self._decisions.clear()
                 return n
             doomed = [k for k, e in self._entries.items() if e.step == step]
             for key in doomed:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import sqlite3
 import threading
@@ -31,6 +33,14 @@ CREATE TABLE IF NOT EXISTS entries (
     payload  TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entries_step ON entries(step);
+"""
+
+#: What the engine learned about each cached step (is replaying it cheaper than recomputing?).
+_DECISIONS = """
+CREATE TABLE IF NOT EXISTS decisions (
+    identity TEXT PRIMARY KEY,
+    record   TEXT NOT NULL
+) WITHOUT ROWID
 """
 
 
@@ -104,6 +114,8 @@ class SQLiteCacheStore:
             )
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        with contextlib.suppress(sqlite3.OperationalError):  # a read-only file has none
+            conn.execute(_DECISIONS)
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -176,6 +188,43 @@ class SQLiteCacheStore:
                 raise
             conn.execute("COMMIT")
 
+    def get_decisions(self, identities: Sequence[str]) -> dict[str, dict[str, object]]:
+        """The recorded cost decisions of these step identities (absent ones left out)."""
+        if not identities:
+            return {}
+        marks = ",".join("?" * len(identities))
+        try:
+            with self._connection() as conn:
+                rows = list(conn.execute(
+                    f"SELECT identity, record FROM decisions WHERE identity IN ({marks})",
+                    list(identities),
+                ))
+        except CacheError:
+            return {}
+        out: dict[str, dict[str, object]] = {}
+        for identity, record in rows:
+            with contextlib.suppress(ValueError):
+                value = json.loads(str(record))
+                if isinstance(value, dict):
+                    out[str(identity)] = value
+        return out
+
+    def put_decision(self, identity: str, record: dict[str, object]) -> None:
+        """Record what the engine decided for a step identity (its measured costs)."""
+        text = json.dumps(record, sort_keys=True)
+        with self._connection() as conn:
+            conn.execute(_DECISIONS)
+            conn.execute("INSERT OR REPLACE INTO decisions VALUES (?, ?)", (identity, text))
+
+    def decisions(self) -> dict[str, dict[str, object]]:
+        """Every recorded cost decision, by step identity."""
+        try:
+            with self._connection() as conn:
+                rows = list(conn.execute("SELECT identity, record FROM decisions"))
+        except CacheError:
+            return {}
+        return {str(i): json.loads(str(r)) for i, r in rows}
+
     def info(self) -> CacheInfo:
         with self._connection() as conn:
             steps = dict(conn.execute("SELECT step, COUNT(*) FROM entries GROUP BY step"))
@@ -186,6 +235,8 @@ class SQLiteCacheStore:
     def clear(self, step: str | None = None) -> int:
         with self._connection() as conn:
             if step is None:
+                with contextlib.suppress(sqlite3.OperationalError):
+                    conn.execute("DELETE FROM decisions")
                 cur = conn.execute("DELETE FROM entries")
             else:
                 cur = conn.execute("DELETE FROM entries WHERE step = ?", (step,))

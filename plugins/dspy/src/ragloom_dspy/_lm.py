@@ -64,6 +64,17 @@ def _adapter(name: str | None) -> Any:
     return dspy.JSONAdapter() if name == "json" else dspy.ChatAdapter()
 
 
+def on_asyncio() -> bool:
+    """Whether the running event loop is asyncio's (DSPy's async path needs it: under trio
+    the components run DSPy's synchronous path in a worker thread instead)."""
+    import sniffio
+
+    try:
+        return sniffio.current_async_library() == "asyncio"
+    except sniffio.AsyncLibraryNotFoundError:
+        return False
+
+
 def _lm_identity(lm: Any) -> dict[str, Any]:
     """What makes a DSPy LM answer as it does: its class, model and generation options
     (secrets left out)."""

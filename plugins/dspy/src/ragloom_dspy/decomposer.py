@@ -13,7 +13,7 @@ import dspy
 from ragloom.errors import ConfigurationError
 from ragloom.query import QueryTransformer
 
-from ._lm import LMBinding
+from ._lm import LMBinding, on_asyncio
 from .generator import SubQueryGenerator
 
 __all__ = ["DSPyDecomposer"]
@@ -84,8 +84,16 @@ class DSPyDecomposer(QueryTransformer):
 
     async def predict(self, query: str) -> dspy.Prediction:
         """The generator's full prediction for ``query`` (sub-queries, rationale, fallback)."""
+        if not on_asyncio():
+            import anyio
+
+            return await anyio.to_thread.run_sync(self._predict_sync, query)
         with self.binding.context():
             return await self.generator.acall(query)
+
+    def _predict_sync(self, query: str) -> dspy.Prediction:
+        with self.binding.context():
+            return self.generator(query)
 
     async def transform(self, query: str) -> list[str]:
         """The sub-queries of ``query``; ``[]`` for a blank query (the pipeline's empty policy

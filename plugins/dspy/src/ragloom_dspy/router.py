@@ -12,7 +12,7 @@ import dspy
 from ragloom.errors import ConfigurationError
 from ragloom.query import RouteDecision, Router
 
-from ._lm import LMBinding
+from ._lm import LMBinding, on_asyncio
 from ._routes import (
     RouteSpec,
     describe_routes,
@@ -119,6 +119,10 @@ class DSPyRouter(Router):
             **self.binding.config(),
         }
 
+    def _select_sync(self, query: str) -> dspy.Prediction:
+        with self.binding.context():
+            return self.selector(query=query, routes=self._description)
+
     async def route(self, query: str) -> RouteDecision:
         lm = self.binding.lm or self.selector.choose.lm or dspy.settings.lm
         if lm is None:
@@ -126,8 +130,13 @@ class DSPyRouter(Router):
                 "DSPyRouter has no LM: give it lm= or model=, or use dspy.context(lm=...)"
             )
         try:
-            with self.binding.context():
-                prediction = await self.selector.acall(query=query, routes=self._description)
+            if on_asyncio():
+                with self.binding.context():
+                    prediction = await self.selector.acall(query=query, routes=self._description)
+            else:
+                import anyio
+
+                prediction = await anyio.to_thread.run_sync(self._select_sync, query)
         except Exception as exc:  # noqa: BLE001 - the model's trouble is a fallback
             return self.fallback(_short(f"LM error: {type(exc).__name__}: {exc}"))
         answer = prediction.get("route")
