@@ -1,0 +1,110 @@
+"""What the three adapters share: install hints, type errors, ids and content formats."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ragloom import ContentFormat
+
+__all__ = [
+    "CONTENT_FORMAT_KEY",
+    "content_format_of",
+    "derive_id",
+    "full_class_name",
+    "mime_of_path",
+    "missing_framework",
+    "wrong_type",
+]
+
+#: Metadata key every adapter reads a document's ragloom content format from (and writes it
+#: to, when it is not plain text).
+CONTENT_FORMAT_KEY = "content_format"
+
+_EXTRAS = {
+    "langchain": ("LangChain (langchain-core and langchain-text-splitters)", "langchain"),
+    "llama_index": ("LlamaIndex (llama-index-core)", "llama-index"),
+    "haystack": ("Haystack (haystack-ai)", "haystack"),
+}
+
+# MIME types the frameworks' loaders record, as ragloom content formats.
+_MIME_FORMATS = {
+    "text/plain": ContentFormat.TEXT,
+    "text/markdown": ContentFormat.MARKDOWN,
+    "text/x-markdown": ContentFormat.MARKDOWN,
+    "text/html": ContentFormat.HTML,
+    "application/xhtml+xml": ContentFormat.HTML,
+    "text/x-rst": ContentFormat.RST,
+    "text/prs.fallenstein.rst": ContentFormat.RST,
+    "text/x-python": ContentFormat.CODE,
+    "application/json": ContentFormat.JSON,
+}
+
+
+def missing_framework(module: str, exc: ImportError) -> ImportError:
+    """The ``ImportError`` raised by ``ragloom_interop.<module>`` when its framework is absent."""
+    what, extra = _EXTRAS[module]
+    return ImportError(
+        f"ragloom_interop.{module} needs {what}, which is not installed ({exc}); "
+        f'install it with: pip install "ragloom-interop[{extra}]"'
+    )
+
+
+def full_class_name(value: Any) -> str:
+    """``module.QualName`` of ``value``'s class (``builtins`` left out)."""
+    cls = type(value)
+    module = cls.__module__
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def wrong_type(value: Any, expected: str, adapters: Mapping[str, str]) -> TypeError:
+    """A ``TypeError`` naming ``value``'s full class and, when known, the adapter to use.
+
+    ``adapters`` maps a top-level package (``"ragloom"``, ``"langchain_core"`` ...) to a hint
+    such as ``"convert it with ragloom_interop.haystack.to_haystack()"``.
+    """
+    hint = adapters.get(type(value).__module__.split(".", 1)[0])
+    return TypeError(
+        f"expected {expected}, got {full_class_name(value)}" + (f"; {hint}" if hint else "")
+    )
+
+
+def derive_id(content: str, metadata: Mapping[str, Any]) -> str:
+    """A stable id for a document that has none: its content's hash, with its metadata's.
+
+    Without metadata this is the id ``ragloom.Document.from_text(content)`` gives.
+    """
+    data = content
+    if metadata:
+        data += "\x00" + json.dumps(metadata, sort_keys=True, default=str, ensure_ascii=False)
+    digest = hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"doc-{digest[:16]}"
+
+
+def content_format_of(metadata: Mapping[str, Any], *mime_types: object) -> str:
+    """The ragloom content format of a foreign document.
+
+    ``metadata["content_format"]`` when set, else the first known MIME type given (a loader's
+    ``file_type``, a node's ``mimetype``), else plain text.
+    """
+    declared = metadata.get(CONTENT_FORMAT_KEY)
+    if isinstance(declared, str) and declared.strip():
+        return ContentFormat.coerce(declared)
+    for mime in mime_types:
+        if isinstance(mime, str):
+            found = _MIME_FORMATS.get(mime.split(";", 1)[0].strip().lower())
+            if found is not None:
+                return found
+    return ContentFormat.TEXT
+
+
+def mime_of_path(path: object) -> str | None:
+    """The MIME type a file path or URL suggests by its suffix (``None`` if none)."""
+    if not isinstance(path, str) or not path:
+        return None
+    import mimetypes
+
+    return mimetypes.guess_type(path, strict=False)[0]
+
