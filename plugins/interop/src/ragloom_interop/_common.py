@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ragloom import ContentFormat
@@ -14,6 +14,7 @@ __all__ = [
     "content_format_of",
     "derive_id",
     "full_class_name",
+    "is_batch",
     "mime_of_path",
     "missing_framework",
     "wrong_type",
@@ -100,6 +101,17 @@ def content_format_of(metadata: Mapping[str, Any], *mime_types: object) -> str:
     return ContentFormat.TEXT
 
 
+def is_batch(value: object) -> bool:
+    """Whether ``value`` is a collection of documents rather than one.
+
+    A pydantic model (a LangChain or LlamaIndex document) iterates over its fields, a mapping
+    over its keys and a string over its characters: none of them is a batch.
+    """
+    from pydantic import BaseModel
+
+    return isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping | BaseModel)
+
+
 def mime_of_path(path: object) -> str | None:
     """The MIME type a file path or URL suggests by its suffix (``None`` if none)."""
     if not isinstance(path, str) or not path:
@@ -107,4 +119,3 @@ def mime_of_path(path: object) -> str | None:
     import mimetypes
 
     return mimetypes.guess_type(path, strict=False)[0]
-

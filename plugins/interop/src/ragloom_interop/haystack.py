@@ -21,6 +21,7 @@ from ragloom_interop._chunking import BoundChunker, Cut
 from ragloom_interop._common import (
     CONTENT_FORMAT_KEY,
     content_format_of,
+    is_batch,
     mime_of_path,
     missing_framework,
     wrong_type,
@@ -46,6 +47,7 @@ SPARSE_KEY = "sparse_embedding"
 
 _HAYSTACK_CLASS = "a haystack.dataclasses.document.Document"
 _TO_HAYSTACK = {
+    "haystack": "it is already a Haystack document",
     "ragloom": "convert it with ragloom_interop.haystack.to_haystack()",
     "langchain_core": "convert it with ragloom_interop.langchain.from_langchain(), then "
     "ragloom_interop.haystack.to_haystack()",
@@ -73,7 +75,7 @@ def to_haystack(
     lineage in Haystack's split fields). Raises ``TypeError`` for anything else."""
     if isinstance(documents, RagloomDocument):
         return _to_haystack(documents)
-    if not isinstance(documents, Iterable) or isinstance(documents, str | bytes | Mapping):
+    if not is_batch(documents):
         raise wrong_type(documents, "a ragloom.Document or an iterable of them", _TO_HAYSTACK)
     return [_to_haystack(d) for d in documents]
 
@@ -126,7 +128,7 @@ def from_haystack(
     """
     if isinstance(documents, HaystackDocument):
         return _from_haystack(documents)
-    if not isinstance(documents, Iterable) or isinstance(documents, str | bytes | Mapping):
+    if not is_batch(documents):
         raise wrong_type(documents, f"{_HAYSTACK_CLASS} or an iterable of them", _TO_RAGLOOM)
     return [_from_haystack(d) for d in documents]
 

@@ -21,6 +21,7 @@ from ragloom_interop._common import (
     CONTENT_FORMAT_KEY,
     content_format_of,
     derive_id,
+    is_batch,
     missing_framework,
     wrong_type,
 )
@@ -40,6 +41,7 @@ EMBEDDING_KEY = "embedding"
 
 _LC_CLASS = "a langchain_core.documents.Document"
 _TO_LANGCHAIN = {
+    "langchain_core": "it is already a LangChain document",
     "ragloom": "convert it with ragloom_interop.langchain.to_langchain()",
     "llama_index": "convert it with ragloom_interop.llama_index.from_llama_index(), then "
     "ragloom_interop.langchain.to_langchain()",
@@ -68,7 +70,7 @@ def to_langchain(documents: Document | Iterable[Document]) -> LCDocument | list[
     """
     if isinstance(documents, Document):
         return _to_langchain(documents)
-    if not isinstance(documents, Iterable) or isinstance(documents, str | bytes | Mapping):
+    if not is_batch(documents):
         raise wrong_type(documents, "a ragloom.Document or an iterable of them", _TO_LANGCHAIN)
     return [_to_langchain(d) for d in documents]
 
@@ -104,7 +106,7 @@ def from_langchain(documents: LCDocument | Iterable[LCDocument]) -> Document | l
     """
     if isinstance(documents, LCDocument):
         return _from_langchain(documents)
-    if not isinstance(documents, Iterable) or isinstance(documents, str | bytes | Mapping):
+    if not is_batch(documents):
         raise wrong_type(documents, f"{_LC_CLASS} or an iterable of them", _TO_RAGLOOM)
     return [_from_langchain(d) for d in documents]
 
@@ -234,9 +236,7 @@ class RagloomTextSplitter(TextSplitter):
 
     def split_documents(self, documents: Iterable[LCDocument]) -> list[LCDocument]:
         """Split LangChain documents; each chunk keeps a deep copy of its source's metadata."""
-        if isinstance(documents, LCDocument | Document | str) or not isinstance(
-            documents, Iterable
-        ):
+        if not is_batch(documents):
             raise wrong_type(documents, f"an iterable of {_LC_CLASS}", _TO_LANGCHAIN)
         out: list[LCDocument] = []
         for i, document in enumerate(documents):

@@ -23,12 +23,13 @@ from ragloom_interop._chunking import BoundChunker
 from ragloom_interop._common import (
     CONTENT_FORMAT_KEY,
     content_format_of,
+    is_batch,
     missing_framework,
     wrong_type,
 )
 
 try:
-    from llama_index.core.bridge.pydantic import Field, PrivateAttr
+    from llama_index.core.bridge.pydantic import BaseModel, Field, PrivateAttr
     from llama_index.core.callbacks import CallbackManager
     from llama_index.core.node_parser import NodeParser
     from llama_index.core.node_parser.node_utils import default_id_func
@@ -51,6 +52,7 @@ __all__ = ["RagloomNodeParser", "from_llama_index", "ragloom_node_id", "to_llama
 INDEX_KEY = "chunk_index"
 _NODE_CLASS = "a llama_index.core.schema.BaseNode (Document or TextNode)"
 _TO_LLAMA = {
+    "llama_index": "it is already a LlamaIndex node",
     "ragloom": "convert it with ragloom_interop.llama_index.to_llama_index()",
     "langchain_core": "convert it with ragloom_interop.langchain.from_langchain(), then "
     "ragloom_interop.llama_index.to_llama_index()",
@@ -83,7 +85,7 @@ def to_llama_index(
     """
     if isinstance(documents, RagloomDocument):
         return _to_node(documents, {})
-    if not isinstance(documents, Iterable) or isinstance(documents, str | bytes | Mapping):
+    if not is_batch(documents):
         raise wrong_type(documents, "a ragloom.Document or an iterable of them", _TO_LLAMA)
     batch = list(documents)
     for document in batch:
@@ -167,7 +169,7 @@ def from_llama_index(
     """
     if isinstance(nodes, BaseNode):
         return _from_node(nodes)
-    if not isinstance(nodes, Iterable) or isinstance(nodes, str | bytes | Mapping):
+    if not is_batch(nodes):
         raise wrong_type(nodes, f"{_NODE_CLASS} or an iterable of them", _TO_RAGLOOM)
     return [_from_node(n) for n in nodes]
 
@@ -285,6 +287,15 @@ class RagloomNodeParser(NodeParser):
         """The ragloom chunker doing the cutting."""
         return self._bound.chunker
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # LlamaIndex rebuilds a component from its fields when unpickling; the chunker itself
+        # was pickled along (it is what the worker processes of num_workers > 1 receive), so
+        # it is restored as it was. Only a chunker that could not be pickled is rebuilt.
+        if "_bound" in (state.get("__pydantic_private__") or {}):
+            BaseModel.__setstate__(self, state)
+        else:
+            super().__setstate__(state)
+
     def to_dict(self, **kwargs: Any) -> dict[str, Any]:
         data = super().to_dict(**kwargs)
         data["chunker_hash"] = self._bound.identity
@@ -386,9 +397,7 @@ def _with_index(keys: Sequence[str]) -> list[str]:
 
 
 def _checked(documents: object) -> Sequence[BaseNode]:
-    if isinstance(documents, BaseNode | RagloomDocument | str) or not isinstance(
-        documents, Sequence
-    ):
+    if not is_batch(documents) or not isinstance(documents, Sequence):
         raise wrong_type(documents, f"a list of {_NODE_CLASS}", _TO_LLAMA)
     for document in documents:
         if not isinstance(document, BaseNode):
