@@ -225,6 +225,8 @@ def test_llama_index_nodes_become_ragloom_documents() -> None:
     assert (document.id, document.content_format, document.metadata) == (
         "d", "markdown", {"file_type": "text/markdown"}
     )  # fmt: skip
+    # the format its file type tells is not written again on the way back
+    assert to_llama_index(document).metadata == {"file_type": "text/markdown"}
     # a span that is not the text's length is not claimed: the numbers stay in metadata
     node = TextNode(text="abc", id_="n", start_char_idx=5, end_char_idx=9)
     node.relationships[NodeRelationship.SOURCE] = LIDocument(

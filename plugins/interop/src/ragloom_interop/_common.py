@@ -13,6 +13,7 @@ __all__ = [
     "CONTENT_FORMAT_KEY",
     "content_format_of",
     "derive_id",
+    "format_key_needed",
     "full_class_name",
     "is_batch",
     "mime_of_path",
@@ -30,9 +31,9 @@ _EXTRAS = {
     "haystack": ("Haystack (haystack-ai)", "haystack"),
 }
 
-# MIME types the frameworks' loaders record, as ragloom content formats.
+# MIME types the frameworks' loaders record, as ragloom content formats ("text/plain", the
+# frameworks' default, says nothing: a later hint may be more precise).
 _MIME_FORMATS = {
-    "text/plain": ContentFormat.TEXT,
     "text/markdown": ContentFormat.MARKDOWN,
     "text/x-markdown": ContentFormat.MARKDOWN,
     "text/html": ContentFormat.HTML,
@@ -99,6 +100,15 @@ def content_format_of(metadata: Mapping[str, Any], *mime_types: object) -> str:
             if found is not None:
                 return found
     return ContentFormat.TEXT
+
+
+def format_key_needed(content_format: str, *mime_types: object) -> bool:
+    """Whether a converted document must carry ``content_format`` in its metadata: the format
+    is not plain text and the MIME hints it keeps (``file_type``, ``file_path`` ...) would not
+    tell it. Then the round trip is exact without adding the key where it is not needed."""
+    return content_format != ContentFormat.TEXT and content_format_of({}, *mime_types) != (
+        content_format
+    )
 
 
 def is_batch(value: object) -> bool:

@@ -5,7 +5,8 @@ of the document it was cut from, ``meta["split_id"]`` its position, ``meta["spli
 its exact start in the source text, ``meta["page_number"]`` the page it starts on (counting
 form feeds), and with overlap ``meta["_split_overlap"]`` the ranges shared with its neighbours.
 Haystack's ``SentenceWindowRetriever`` reads exactly these fields. A content format other than
-plain text is ``meta["content_format"]``.
+plain text is ``meta["content_format"]`` unless the ``mime_type`` or ``file_path`` suffix already
+tells it.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, overload
 
-from ragloom import Chunker, ContentFormat
+from ragloom import Chunker
 from ragloom import Document as RagloomDocument
 
 from ragloom_interop._chunking import BoundChunker, Cut
 from ragloom_interop._common import (
     CONTENT_FORMAT_KEY,
     content_format_of,
+    format_key_needed,
     is_batch,
     mime_of_path,
     missing_framework,
@@ -84,7 +86,9 @@ def _to_haystack(document: object) -> HaystackDocument:
     if not isinstance(document, RagloomDocument):
         raise wrong_type(document, "a ragloom.Document", _TO_HAYSTACK)
     meta = dict(document.metadata)
-    if document.content_format != ContentFormat.TEXT:
+    if format_key_needed(
+        document.content_format, meta.get("mime_type"), mime_of_path(meta.get("file_path"))
+    ):
         meta[CONTENT_FORMAT_KEY] = str(document.content_format)
     if document.parent_id is not None:
         meta[SOURCE_KEY] = document.parent_id

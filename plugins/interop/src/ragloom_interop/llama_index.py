@@ -7,7 +7,8 @@ document. When a chunk is cut again, its pieces also get a ``PARENT`` relationsh
 ``HierarchicalNodeParser`` gives) and their offsets are in the parent's text; ``SOURCE`` still
 names the original document. The chunk's position among its siblings is
 ``metadata["chunk_index"]``, and a content format other than plain text is
-``metadata["content_format"]``; both are excluded from the text embedded and shown to LLMs.
+``metadata["content_format"]`` (unless ``metadata["file_type"]`` already tells it); both are
+excluded from the text embedded and shown to LLMs.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
-from ragloom import Chunker, ContentFormat
+from ragloom import Chunker
 from ragloom import Document as RagloomDocument
 
 from ragloom_interop._chunking import BoundChunker
 from ragloom_interop._common import (
     CONTENT_FORMAT_KEY,
     content_format_of,
+    format_key_needed,
     is_batch,
     missing_framework,
     wrong_type,
@@ -109,7 +111,7 @@ def to_llama_index(
 def _to_node(document: RagloomDocument, by_id: Mapping[str, RagloomDocument]) -> BaseNode:
     metadata = dict(document.metadata)
     own: list[str] = []
-    if document.content_format != ContentFormat.TEXT:
+    if format_key_needed(document.content_format, metadata.get("file_type")):
         metadata[CONTENT_FORMAT_KEY] = str(document.content_format)
         own.append(CONTENT_FORMAT_KEY)
     if document.parent_id is None:
