@@ -35,15 +35,18 @@ def test_it_is_a_real_langchain_text_splitter() -> None:
     assert (splitter._chunk_size, splitter._chunk_overlap) == (512, 64)
 
 
-@pytest.mark.parametrize("name", ["recursive", "ragloom-text:recursive"])
-def test_split_text_gives_the_chunkers_chunks(name: str) -> None:
-    splitter = RagloomTextSplitter(name, chunk_size=300)
-    reference = RecursiveCharacterTextSplitter(chunk_size=300)
+@pytest.mark.parametrize("overlap", [0, 50])
+@pytest.mark.parametrize(
+    "name", ["recursive", "ragloom-text:recursive", "markdown", "sentence", "code", "auto"]
+)
+def test_split_text_gives_the_chunkers_chunks(name: str, overlap: int) -> None:
+    splitter = RagloomTextSplitter(name, chunk_size=300, chunk_overlap=overlap)
+    chunker = splitter.chunker  # its own synchronous API builds chunk documents first
     for _, _, text in real_texts():
         chunks = splitter.split_text(text)
-        assert chunks == reference.split_text(text)
-        assert "".join(chunks) == text  # no overlap: the chunks tile the text
-        assert all(len(c) <= 300 for c in chunks)
+        assert chunks == chunker.split_text(text)
+        starts = [c.start for c in chunker.chunk(text)]
+        check_spans(text, list(zip(chunks, starts, strict=True)), tiles=overlap == 0)
 
 
 def test_create_documents_puts_exact_start_indexes() -> None:
