@@ -22,6 +22,22 @@ _embeddings = st.none() | st.lists(
     st.floats(allow_nan=False, allow_infinity=False, width=32), min_size=1, max_size=6
 )
 
+# The keys loaders record that tell a format: conversions must keep the format exact with them.
+_hints = st.fixed_dictionaries(
+    {},
+    optional={
+        "file_type": st.sampled_from(["text/markdown", "text/plain", "application/json"]),
+        "file_path": st.sampled_from(["a/notes.md", "b.txt", "c.py", "d.rst"]),
+        "mime_type": st.sampled_from(["text/html", "text/x-python"]),
+    },
+)
+
+
+def _with_hints() -> st.SearchStrategy[dict[str, Any]]:
+    return st.tuples(st.dictionaries(_keys, _values, max_size=2), _hints).map(
+        lambda pair: {**pair[0], **pair[1]}
+    )
+
 
 @st.composite
 def ragloom_documents(draw: Any) -> Document:
@@ -30,7 +46,7 @@ def ragloom_documents(draw: Any) -> Document:
         "id": draw(st.text(min_size=1, max_size=12)),
         "content": content,
         "content_format": draw(st.sampled_from(["text", "markdown", "code", "custom-fmt"])),
-        "metadata": draw(st.dictionaries(_keys, _values, max_size=4)),
+        "metadata": draw(st.dictionaries(_keys, _values, max_size=4) | _with_hints()),
         "embedding": draw(_embeddings),
     }
     if draw(st.booleans()):

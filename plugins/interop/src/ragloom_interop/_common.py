@@ -18,6 +18,7 @@ __all__ = [
     "is_batch",
     "mime_of_path",
     "missing_framework",
+    "take_format",
     "wrong_type",
 ]
 
@@ -103,12 +104,20 @@ def content_format_of(metadata: Mapping[str, Any], *mime_types: object) -> str:
 
 
 def format_key_needed(content_format: str, *mime_types: object) -> bool:
-    """Whether a converted document must carry ``content_format`` in its metadata: the format
-    is not plain text and the MIME hints it keeps (``file_type``, ``file_path`` ...) would not
-    tell it. Then the round trip is exact without adding the key where it is not needed."""
-    return content_format != ContentFormat.TEXT and content_format_of({}, *mime_types) != (
-        content_format
-    )
+    """Whether a converted document must carry ``content_format`` in its metadata: the MIME
+    hints it keeps (``file_type``, ``file_path`` ...) do not already tell the format (plain
+    text when there are none). The round trip stays exact without adding keys not needed."""
+    return content_format_of({}, *mime_types) != content_format
+
+
+def take_format(metadata: dict[str, Any], *mime_types: object) -> str:
+    """:func:`content_format_of`, removing ``content_format`` from ``metadata`` when it was
+    read from there (a value that is not a format name stays, as ordinary metadata)."""
+    content_format = content_format_of(metadata, *mime_types)
+    declared = metadata.get(CONTENT_FORMAT_KEY)
+    if isinstance(declared, str) and declared.strip():
+        del metadata[CONTENT_FORMAT_KEY]
+    return content_format
 
 
 def is_batch(value: object) -> bool:

@@ -4,9 +4,9 @@ Lineage follows Haystack's own ``DocumentSplitter``: a chunk's ``meta["source_id
 of the document it was cut from, ``meta["split_id"]`` its position, ``meta["split_idx_start"]``
 its exact start in the source text, ``meta["page_number"]`` the page it starts on (counting
 form feeds), and with overlap ``meta["_split_overlap"]`` the ranges shared with its neighbours.
-Haystack's ``SentenceWindowRetriever`` reads exactly these fields. A content format other than
-plain text is ``meta["content_format"]`` unless the ``mime_type`` or ``file_path`` suffix already
-tells it.
+Haystack's ``SentenceWindowRetriever`` reads exactly these fields. The content format is
+``meta["content_format"]`` when the ``mime_type`` or ``file_path`` suffix does not already tell it
+(plain text when there are none).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ragloom_interop._common import (
     is_batch,
     mime_of_path,
     missing_framework,
+    take_format,
     wrong_type,
 )
 
@@ -148,10 +149,7 @@ def _from_haystack(document: object) -> RagloomDocument:
             "Document cannot hold; drop it first: dataclasses.replace(document, blob=None)"
         )
     meta = dict(document.meta)
-    content_format = content_format_of(
-        meta, meta.get("mime_type"), mime_of_path(meta.get("file_path"))
-    )
-    meta.pop(CONTENT_FORMAT_KEY, None)
+    content_format = take_format(meta, meta.get("mime_type"), mime_of_path(meta.get("file_path")))
     fields: dict[str, Any] = {}
     source = meta.get(SOURCE_KEY)
     if isinstance(source, str) and source:

@@ -14,15 +14,17 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
-from ragloom import Chunker, ContentFormat, Document
+from ragloom import Chunker, Document
 
 from ragloom_interop._chunking import BoundChunker
 from ragloom_interop._common import (
     CONTENT_FORMAT_KEY,
     content_format_of,
     derive_id,
+    format_key_needed,
     is_batch,
     missing_framework,
+    take_format,
     wrong_type,
 )
 
@@ -79,7 +81,7 @@ def _to_langchain(document: object) -> LCDocument:
     if not isinstance(document, Document):
         raise wrong_type(document, "a ragloom.Document", _TO_LANGCHAIN)
     metadata = dict(document.metadata)
-    if document.content_format != ContentFormat.TEXT:
+    if format_key_needed(document.content_format):
         metadata[CONTENT_FORMAT_KEY] = str(document.content_format)
     if document.parent_id is not None:
         metadata[PARENT_KEY] = document.parent_id
@@ -115,8 +117,7 @@ def _from_langchain(document: object) -> Document:
     if not isinstance(document, LCDocument):
         raise wrong_type(document, _LC_CLASS, _TO_RAGLOOM)
     metadata = dict(document.metadata)
-    content_format = content_format_of(metadata)
-    metadata.pop(CONTENT_FORMAT_KEY, None)
+    content_format = take_format(metadata)
     fields: dict[str, Any] = {}
     parent_id = metadata.get(PARENT_KEY)
     if isinstance(parent_id, str) and parent_id:

@@ -6,9 +6,9 @@ exact span in that document's text, and ``PREVIOUS``/``NEXT`` linking the chunks
 document. When a chunk is cut again, its pieces also get a ``PARENT`` relationship to it (as
 ``HierarchicalNodeParser`` gives) and their offsets are in the parent's text; ``SOURCE`` still
 names the original document. The chunk's position among its siblings is
-``metadata["chunk_index"]``, and a content format other than plain text is
-``metadata["content_format"]`` (unless ``metadata["file_type"]`` already tells it); both are
-excluded from the text embedded and shown to LLMs.
+``metadata["chunk_index"]``, and the content format is
+``metadata["content_format"]`` when ``metadata["file_type"]`` does not already tell it (plain
+text when there is none); both are excluded from the text embedded and shown to LLMs.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from ragloom_interop._common import (
     format_key_needed,
     is_batch,
     missing_framework,
+    take_format,
     wrong_type,
 )
 
@@ -181,8 +182,7 @@ def _from_node(node: object) -> RagloomDocument:
         raise wrong_type(node, _NODE_CLASS, _TO_RAGLOOM)
     text = node.get_content(metadata_mode=MetadataMode.NONE)
     metadata = dict(node.metadata)
-    content_format = content_format_of(metadata, _mimetype(node), metadata.get("file_type"))
-    metadata.pop(CONTENT_FORMAT_KEY, None)
+    content_format = take_format(metadata, _mimetype(node), metadata.get("file_type"))
     fields: dict[str, Any] = {}
     parent = node.parent_node or node.source_node
     if parent is not None:
