@@ -167,6 +167,18 @@ def test_parser_serialises_and_pickles() -> None:
                 assert [(n.id_, n.text, n.start_char_idx) for n in other(documents)] == expected
 
 
+@pytest.mark.slow
+def test_pipeline_with_worker_processes_gives_the_same_nodes() -> None:
+    # num_workers > 1 pickles the transformations into fresh (spawned) worker processes
+    documents = load_samples()
+    parser = RagloomNodeParser("recursive", chunk_size=200, chunk_overlap=20)
+    one = IngestionPipeline(transformations=[parser]).run(documents=documents)
+    two = IngestionPipeline(transformations=[parser]).run(documents=documents, num_workers=2)
+    assert [(n.id_, n.text, n.start_char_idx) for n in two] == [
+        (n.id_, n.text, n.start_char_idx) for n in one
+    ]
+
+
 def test_parsing_chunks_again_records_the_parent() -> None:
     document = LIDocument(text=load_samples()[2].text, id_="guide")
     parser = RagloomNodeParser(chunk_size=300)
