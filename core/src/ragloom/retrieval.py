@@ -14,13 +14,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .component import Component
-from .errors import ConfigurationError
-from .stores import ScoredChunk, SearchMode, Store
+from .errors import ConfigurationError, InvalidInputError
+from .stores import ScoredChunk, SearchMode, Store, matches_where
 
 __all__ = ["Retriever", "StoreRetriever", "reciprocal_rank_fusion"]
 
 #: The rank constant of reciprocal rank fusion (Cormack et al., 2009).
 DEFAULT_RRF_K = 60
+
+#: How many more passages to fetch when part of a condition is checked after the search.
+_OVERFETCH = 4
 
 
 class Retriever(Component, ABC):
@@ -39,7 +42,9 @@ class StoreRetriever(Retriever):
     both fused (``mode``; default: hybrid with an embedder, text without).
 
     ``where`` and ``top_k`` given here apply to every query; those given to :meth:`retrieve`
-    narrow them further (conditions are combined; a call's ``top_k`` wins).
+    narrow them further (every condition must hold, a key restricted by both included; a
+    call's ``top_k`` wins). A blank query finds what its empty vector and empty text find:
+    nothing, with the built-in stores.
     """
 
     identity_ignores = frozenset({"store"})  # where it searches, not how
@@ -75,17 +80,33 @@ class StoreRetriever(Retriever):
     def retrieve(
         self, query: str, *, top_k: int | None = None, where: Mapping[str, Any] | None = None
     ) -> list[ScoredChunk]:
-        conditions = {**self.where, **(where or {})} or None
+        if not isinstance(query, str):
+            raise InvalidInputError(f"a query is a string, got {type(query).__name__}")
+        if top_k is not None and (
+            isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1
+        ):
+            raise InvalidInputError(f"top_k must be an integer >= 1, got {top_k!r}")
+        if where is not None and not isinstance(where, Mapping):
+            raise InvalidInputError(f"where must be a mapping, got {type(where).__name__}")
+        wanted = top_k or self.top_k
+        call = dict(where or {})
+        # A key restricted both here and by the call must satisfy both: the store searches
+        # with the call's condition, and the retriever's own is checked on what it finds.
+        both = {k: v for k, v in self.where.items() if k in call and call[k] != v}
+        conditions = {**self.where, **call} or None
         vector = None
         if self.mode in ("vector", "hybrid"):
             vector = self.embedder.embed_query(query)
-        return self.store.search(
+        found = self.store.search(
             vector=vector,
             text=query if self.mode in ("text", "hybrid") else None,
-            top_k=top_k or self.top_k,
+            top_k=wanted * _OVERFETCH if both else wanted,
             where=conditions,
             mode=self.mode,
         )
+        if both:
+            found = [hit for hit in found if matches_where(hit.chunk.metadata, both)][:wanted]
+        return found
 
 
 def reciprocal_rank_fusion(
