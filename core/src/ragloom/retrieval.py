@@ -9,6 +9,7 @@ searches a :class:`~ragloom.stores.Store` by vector, full text or both.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -118,16 +119,31 @@ def reciprocal_rank_fusion(
     """Fuse ranked lists: ``results`` holds ``(weight, hits)`` per list, best hit first.
 
     A chunk's fused score is the sum over the lists that found it of ``weight / (k + rank)``
-    (rank from 1). Chunks are identified by id: a chunk found by several lists appears once.
-    Returns ``(score, chunk, [(list index, rank), ...])`` best first, at most ``top_k``; ties
-    keep the order in which the chunks were first found.
+    (rank from 1). Chunks are identified by id: a chunk found by several lists appears once,
+    and a chunk listed twice in one list counts once there, at its better rank. Returns
+    ``(score, chunk, [(list index, rank), ...])`` best first, at most ``top_k``; ties keep the
+    order in which the chunks were first found (list by list, rank by rank).
+
+    Raises:
+        ConfigurationError: ``k`` is below 1, or a weight is not a positive finite number.
     """
-    if k < 1:
-        raise ConfigurationError(f"the fusion constant k must be >= 1, got {k}")
+    if isinstance(k, bool) or not isinstance(k, int | float) or k < 1:
+        raise ConfigurationError(f"the fusion constant k must be >= 1, got {k!r}")
     fused: dict[str, list[Any]] = {}
     for source, (weight, hits) in enumerate(results):
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not math.isfinite(weight)
+            or weight <= 0
+        ):
+            raise ConfigurationError(f"list {source}: a fusion weight must be > 0, got {weight!r}")
+        seen: set[str] = set()
         for rank, hit in enumerate(hits, start=1):
             key = str(getattr(hit.chunk, "id", id(hit.chunk)))
+            if key in seen:
+                continue
+            seen.add(key)
             entry = fused.get(key)
             if entry is None:
                 entry = fused[key] = [0.0, hit.chunk, []]
