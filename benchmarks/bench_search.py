@@ -404,7 +404,6 @@ class LlamaFusion:
 
 
 def evaluation(repeat: int) -> None:
-    import numpy as np
     from ragloom.retrieval import StoreRetriever
     from ragloom.search import MultiQueryRetrievalPipeline
     from ragloom_lancedb import LanceDBStore
@@ -505,7 +504,6 @@ def evaluation(repeat: int) -> None:
     for label, values in measured.items():
         mid = statistics.median(values)
         print(f"  {label:32} {mid:8.2f} {min(values):8.2f}   x{mid / base:5.2f} of ours vector")
-    del np
     store.close()
 
 
