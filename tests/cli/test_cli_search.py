@@ -201,3 +201,29 @@ def test_a_question_whose_every_sub_query_fails_exits_1(cli, index, workdir) -> 
     assert result["passages"] and all(
         h["route"] == "caching" for p in result["passages"] for h in p["found_by"]
     )
+
+
+def test_a_routes_file_names_filters_and_weights(cli, index, workdir) -> None:
+    routes = workdir / "routes.yaml"
+    routes.write_text(
+        "default_route: general\n"
+        "routes:\n"
+        "  - name: caching\n"
+        "    keywords: [cache]\n"
+        "    retrieve: {where: {format: rst}, top_k: 1, weight: 2.0}\n"
+        "  - name: plugins\n"
+        "    keywords: [plugin]\n"
+        "  - name: general\n",
+        encoding="utf-8",
+    )
+    proc = cli("search", QUESTION, "--routes", routes, "--index", index, "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    cached = [p for p in result["passages"] if any(h["route"] == "caching" for h in p["found_by"])]
+    assert len(cached) == 1 and cached[0]["metadata"]["format"] == "rst"
+    assert result["passages"][0] == cached[0]  # weight 2: first
+    weights = {"caching": 2.0, "plugins": 1.0}
+    for passage in result["passages"]:
+        expected = sum(weights[h["route"]] / (60 + h["rank"]) for h in passage["found_by"])
+        assert passage["score"] == pytest.approx(expected, rel=1e-12)
+    assert [h["rank"] for h in cached[0]["found_by"] if h["route"] == "caching"] == [1]

@@ -111,3 +111,38 @@ class Broken(Retriever):
 
     def retrieve(self, query, *, top_k=None, where=None):
         raise ConnectionError(f"index unreachable for {query!r}")
+
+
+def test_route_settings_flow_through_both_routers_and_their_files(real, tmp_path) -> None:
+    """``retrieve`` settings written in a route file reach the search, for the keyword and the
+    semantic router alike, and survive the router's config()."""
+    store, embedder, retriever = real
+    retrieve = "    retrieve: {where: {format: rst}, top_k: 2, weight: 3.0}\n"
+    keyword_file = tmp_path / "keyword.yaml"
+    keyword_file.write_text(
+        "default_route: general\nroutes:\n  - name: caching\n    keywords: [cache]\n"
+        + retrieve + "  - name: general\n",
+        encoding="utf-8",
+    )
+    semantic_file = tmp_path / "semantic.yaml"
+    semantic_file.write_text(
+        "default_route: general\nroutes:\n  - name: caching\n"
+        "    examples: ['How do I clear the cache?', 'Where is the cache file?']\n"
+        + retrieve + "  - name: general\n    examples: [hello there]\n",
+        encoding="utf-8",
+    )
+    keyword = rules.KeywordRouter.from_file(keyword_file)
+    semantic_router = semantic.SemanticRouter(semantic_file)
+    for router in (keyword, semantic_router):
+        rebuilt = type(router)(**router.config())
+        for built in (router, rebuilt):
+            searched = MultiQueryRetrievalPipeline(
+                rules.HeuristicDecomposer(), built, retriever, top_k=10
+            )
+            spec = searched.routes["caching"]
+            assert (spec.where, spec.top_k, spec.weight) == ({"format": "rst"}, 2, 3.0)
+            result = searched.search_sync("How do I clear the cache?")
+            assert result.routing_plan[0].route == "caching"
+            assert 0 < len(result.passages) <= 2
+            assert all(p.metadata["format"] == "rst" for p in result.passages)
+            assert result.passages[0].score == 3.0 / 61
