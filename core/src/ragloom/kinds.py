@@ -102,6 +102,7 @@ _ROWS = (
     Kind(
         "retriever", "ragloom.retrievers", "ragloom.retrieval:Retriever",
         "finds scored passages for a query",
+        contract="ragloom.testing.retrievers:RetrieverContract",
     ),
     Kind(
         "decomposer", "ragloom.decomposers", "ragloom.query:QueryTransformer",

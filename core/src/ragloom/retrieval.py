@@ -9,18 +9,22 @@ searches a :class:`~ragloom.stores.Store` by vector, full text or both.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .component import Component
-from .errors import ConfigurationError
-from .stores import ScoredChunk, SearchMode, Store
+from .errors import ConfigurationError, InvalidInputError
+from .stores import ScoredChunk, SearchMode, Store, matches_where
 
 __all__ = ["Retriever", "StoreRetriever", "reciprocal_rank_fusion"]
 
 #: The rank constant of reciprocal rank fusion (Cormack et al., 2009).
 DEFAULT_RRF_K = 60
+
+#: How many more passages to fetch when part of a condition is checked after the search.
+_OVERFETCH = 4
 
 
 class Retriever(Component, ABC):
@@ -39,7 +43,9 @@ class StoreRetriever(Retriever):
     both fused (``mode``; default: hybrid with an embedder, text without).
 
     ``where`` and ``top_k`` given here apply to every query; those given to :meth:`retrieve`
-    narrow them further (conditions are combined; a call's ``top_k`` wins).
+    narrow them further (every condition must hold, a key restricted by both included; a
+    call's ``top_k`` wins). A blank query finds what its empty vector and empty text find:
+    nothing, with the built-in stores.
     """
 
     identity_ignores = frozenset({"store"})  # where it searches, not how
@@ -75,17 +81,33 @@ class StoreRetriever(Retriever):
     def retrieve(
         self, query: str, *, top_k: int | None = None, where: Mapping[str, Any] | None = None
     ) -> list[ScoredChunk]:
-        conditions = {**self.where, **(where or {})} or None
+        if not isinstance(query, str):
+            raise InvalidInputError(f"a query is a string, got {type(query).__name__}")
+        if top_k is not None and (
+            isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1
+        ):
+            raise InvalidInputError(f"top_k must be an integer >= 1, got {top_k!r}")
+        if where is not None and not isinstance(where, Mapping):
+            raise InvalidInputError(f"where must be a mapping, got {type(where).__name__}")
+        wanted = top_k or self.top_k
+        call = dict(where or {})
+        # A key restricted both here and by the call must satisfy both: the store searches
+        # with the call's condition, and the retriever's own is checked on what it finds.
+        both = {k: v for k, v in self.where.items() if k in call and call[k] != v}
+        conditions = {**self.where, **call} or None
         vector = None
         if self.mode in ("vector", "hybrid"):
             vector = self.embedder.embed_query(query)
-        return self.store.search(
+        found = self.store.search(
             vector=vector,
             text=query if self.mode in ("text", "hybrid") else None,
-            top_k=top_k or self.top_k,
+            top_k=wanted * _OVERFETCH if both else wanted,
             where=conditions,
             mode=self.mode,
         )
+        if both:
+            found = [hit for hit in found if matches_where(hit.chunk.metadata, both)][:wanted]
+        return found
 
 
 def reciprocal_rank_fusion(
@@ -97,16 +119,31 @@ def reciprocal_rank_fusion(
     """Fuse ranked lists: ``results`` holds ``(weight, hits)`` per list, best hit first.
 
     A chunk's fused score is the sum over the lists that found it of ``weight / (k + rank)``
-    (rank from 1). Chunks are identified by id: a chunk found by several lists appears once.
-    Returns ``(score, chunk, [(list index, rank), ...])`` best first, at most ``top_k``; ties
-    keep the order in which the chunks were first found.
+    (rank from 1). Chunks are identified by id: a chunk found by several lists appears once,
+    and a chunk listed twice in one list counts once there, at its better rank. Returns
+    ``(score, chunk, [(list index, rank), ...])`` best first, at most ``top_k``; ties keep the
+    order in which the chunks were first found (list by list, rank by rank).
+
+    Raises:
+        ConfigurationError: ``k`` is below 1, or a weight is not a positive finite number.
     """
-    if k < 1:
-        raise ConfigurationError(f"the fusion constant k must be >= 1, got {k}")
+    if isinstance(k, bool) or not isinstance(k, int | float) or k < 1:
+        raise ConfigurationError(f"the fusion constant k must be >= 1, got {k!r}")
     fused: dict[str, list[Any]] = {}
     for source, (weight, hits) in enumerate(results):
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not math.isfinite(weight)
+            or weight <= 0
+        ):
+            raise ConfigurationError(f"list {source}: a fusion weight must be > 0, got {weight!r}")
+        seen: set[str] = set()
         for rank, hit in enumerate(hits, start=1):
             key = str(getattr(hit.chunk, "id", id(hit.chunk)))
+            if key in seen:
+                continue
+            seen.add(key)
             entry = fused.get(key)
             if entry is None:
                 entry = fused[key] = [0.0, hit.chunk, []]

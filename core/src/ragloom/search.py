@@ -274,8 +274,14 @@ class MultiQueryRetrievalPipeline(Component):
         self.top_k = top_k
         self.fusion_k = fusion_k
         self.policy = policy
+        #: The index searched and the embedder of the sub-queries (for writing the block to a
+        #: pipeline file): as given, else the default retriever's.
+        self.store = store if store is not None else getattr(retriever, "store", None)
+        self.embedder = embedder if embedder is not None else getattr(retriever, "embedder", None)
         self.routes = _route_specs(router)
         self.retrievers = dict(retrievers or {})
+        #: Names of the retrievers given in code (the others were built from the registry).
+        self.given_retrievers = frozenset(self.retrievers)
         for route, spec in self.routes.items():
             if spec.retriever is None or spec.retriever in self.retrievers:
                 continue

@@ -19,12 +19,14 @@ from ..plugins import Registry
 from ..plugins._registry import import_object, validate_params
 from ..policy import Policy
 from ..routed import RoutedStep
+from ..search import MultiQueryRetrievalPipeline
 from ..step import PipelineStep
 from ._spec import (
     CacheSpec,
     ComponentSpec,
     PipelineSpec,
     PolicySpec,
+    RetrievalSpec,
     StepSpec,
     load_spec,
     parse_spec,
@@ -187,6 +189,83 @@ class _Builder:
         return step.configure(name=spec.name)
 
 
+    def retrieval(
+        self, spec: RetrievalSpec, decomposer: Any, router: Any, query: Any, policy: Any
+    ) -> tuple[MultiQueryRetrievalPipeline, Any]:
+        """The retrieval block and the store it opened (the caller owns and closes it)."""
+        store_spec = spec.store
+        if store_spec.name is not None:
+            params = dict(store_spec.params)
+            path = params.get("path")
+            if isinstance(path, str) and self.base_dir is not None:
+                resolved = Path(os.path.expanduser(path))
+                if not resolved.is_absolute():
+                    params["path"] = str(self.base_dir / resolved)
+            store_spec = store_spec.model_copy(update={"params": params})
+        store = self.component("store", store_spec, "retrieval.store")
+        try:
+            embedder = (
+                None
+                if spec.embedder is None
+                else self.component("embedder", spec.embedder, "retrieval.embedder")
+            )
+            retriever = self.retriever(spec.retriever, store, embedder)
+            try:
+                block = MultiQueryRetrievalPipeline(
+                    decomposer,
+                    router,
+                    retriever,
+                    top_k=spec.top_k,
+                    fusion_k=spec.fusion_k,
+                    max_sub_queries=query.max_sub_queries,
+                    on_empty_decomposition=query.on_empty_decomposition,
+                    policy=policy,
+                    registry=self.registry,
+                    store=store,
+                    embedder=embedder,
+                )
+            except (ValueError, TypeError, PluginError) as exc:
+                raise self.locate("retrieval", exc) from None
+        except BaseException:
+            store.close()
+            raise
+        return block, store
+
+    def retriever(self, spec: ComponentSpec, store: Any, embedder: Any) -> Any:
+        where = "retrieval.retriever"
+        if spec.import_ is not None:
+            params = dict(spec.params)
+            if self.allow_imports:  # (refused with the usual message by imported() otherwise)
+                try:
+                    params = _with_index(import_object(spec.import_), params, store, embedder)
+                except (RagloomError, ValueError, TypeError) as exc:
+                    raise self.locate(f"{where}.import", exc) from None
+            return self.imported(spec.import_, params, "retriever", where)
+        assert spec.name is not None
+        try:
+            factory = self.registry.resolve("retriever", spec.name)
+            params = _with_index(factory, dict(spec.params), store, embedder)
+            return self.registry.create("retriever", spec.name, params)
+        except RagloomError as exc:
+            field = "params" if "parameter" in str(exc) else "name"
+            raise self.locate(f"{where}.{field}", exc) from None
+
+
+def _with_index(factory: Any, params: dict[str, Any], store: Any, embedder: Any) -> dict[str, Any]:
+    """``params`` plus the block's store and embedder for a factory that takes them."""
+    import inspect
+
+    try:
+        accepted = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return params
+    if "store" in accepted and "store" not in params:
+        params["store"] = store
+    if "embedder" in accepted and "embedder" not in params and embedder is not None:
+        params["embedder"] = embedder
+    return params
+
+
 class _GenericRouter(RoutedStep[Any]):
     """A routed step over steps of mixed kinds, built from a pipeline file."""
 
@@ -204,7 +283,9 @@ def build_pipeline(
 
     Each call uses its own :class:`Registry` unless one is given. An ingestion spec builds a
     pipeline with no source (feed it with ``run(inputs)``); a ``query`` spec builds the
-    ``MultiQueryRoutingPipeline`` block (run it with ``run(["question", ...])``).
+    ``MultiQueryRoutingPipeline`` block (run it with ``run(["question", ...])``), and with a
+    ``retrieval`` section the ``MultiQueryRetrievalPipeline`` block, which owns the store it
+    opened (close the pipeline, or use it as a context manager, to close the store).
     """
     base_dir: Path | None = None
     if isinstance(spec, str | os.PathLike):
@@ -223,6 +304,17 @@ def build_pipeline(
         q = spec.query
         decomposer = builder.component("decomposer", q.decomposer, "query.decomposer")
         router = builder.component("router", q.router, "query.router")
+        if spec.retrieval is not None:
+            searching, store = builder.retrieval(spec.retrieval, decomposer, router, q, policy)
+            try:
+                found: Pipeline[Any] = searching.build()
+            except BaseException:
+                store.close()
+                raise
+            found.own(store)
+            found.cache = cache
+            found.name = spec.name or found.name
+            return _finish(found, registry, spec)
         try:
             block = MultiQueryRoutingPipeline(
                 decomposer,
@@ -244,8 +336,16 @@ def build_pipeline(
             node = step if node is None else step(node)
         assert node is not None
         pipeline = Pipeline(node, policy=policy, cache=cache, name=spec.name)
+    return _finish(pipeline, registry, spec)
+
+
+def _finish(pipeline: Pipeline[Any], registry: Registry, spec: PipelineSpec) -> Pipeline[Any]:
     pipeline.registry = registry
-    registry.call_isolated("ragloom_pipeline_built", pipeline=pipeline, spec=spec)
+    try:
+        registry.call_isolated("ragloom_pipeline_built", pipeline=pipeline, spec=spec)
+    except BaseException:
+        pipeline.close()
+        raise
     return pipeline
 
 
@@ -358,19 +458,11 @@ def dump_pipeline(pipeline: Pipeline[Any], *, registry: Registry | None = None) 
         out["name"] = pipeline.name
     policy = _policy_out(pipeline.policy)
     block = pipeline.block
-    if isinstance(block, MultiQueryRoutingPipeline):
-        out["query"] = {
-            "decomposer": {
-                "name": dumper.name(block.decomposer, "decomposer"),
-                "params": dict(block.decomposer.config()),
-            },
-            "router": {
-                "name": dumper.name(block.router, "router"),
-                "params": dict(block.router.config()),
-            },
-            "max_sub_queries": block.max_sub_queries,
-            "on_empty_decomposition": block.on_empty_decomposition.value,
-        }
+    if isinstance(block, MultiQueryRetrievalPipeline):
+        out["query"] = _query_out(dumper, block.routing)
+        out["retrieval"] = _retrieval_out(dumper, block)
+    elif isinstance(block, MultiQueryRoutingPipeline):
+        out["query"] = _query_out(dumper, block)
     else:
         out["steps"] = [dumper.step(s) for s in pipeline.steps()]
     if policy:
@@ -378,4 +470,51 @@ def dump_pipeline(pipeline: Pipeline[Any], *, registry: Registry | None = None) 
     cache = dumper.cache(pipeline.cache)
     if cache is not None:
         out["cache"] = cache
+    return out
+
+
+def _query_out(dumper: _Dumper, block: MultiQueryRoutingPipeline) -> dict[str, Any]:
+    return {
+        "decomposer": {
+            "name": dumper.name(block.decomposer, "decomposer"),
+            "params": dict(block.decomposer.config()),
+        },
+        "router": {
+            "name": dumper.name(block.router, "router"),
+            "params": dict(block.router.config()),
+        },
+        "max_sub_queries": block.max_sub_queries,
+        "on_empty_decomposition": block.on_empty_decomposition.value,
+    }
+
+
+def _retrieval_out(dumper: _Dumper, block: MultiQueryRetrievalPipeline) -> dict[str, Any]:
+    given = sorted(set(block.given_retrievers) & {s.retriever for s in block.routes.values()})
+    if given:
+        raise ConfigurationError(
+            f"cannot write the retrievers {', '.join(map(repr, given))} to a spec: they were "
+            "given in code, and a pipeline file names registered retrievers only (let the "
+            "block build them from a registry)"
+        )
+    if block.store is None:
+        raise ConfigurationError(
+            "cannot write the retrieval block to a spec: it has no store (pass store=...)"
+        )
+    out: dict[str, Any] = {
+        "store": {
+            "name": dumper.name(block.store, "store"),
+            "params": dict(block.store.config()),
+        },
+    }
+    if block.embedder is not None:
+        out["embedder"] = {
+            "name": dumper.name(block.embedder, "embedder"),
+            "params": dict(block.embedder.config()),
+        }
+    out["retriever"] = {
+        "name": dumper.name(block.retriever, "retriever"),
+        "params": dict(block.retriever.config()),
+    }
+    out["top_k"] = block.top_k
+    out["fusion_k"] = block.fusion_k
     return out

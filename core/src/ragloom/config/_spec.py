@@ -17,6 +17,7 @@ __all__ = [
     "PipelineSpec",
     "PolicySpec",
     "QuerySpec",
+    "RetrievalSpec",
     "RouteSpec",
     "StepSpec",
     "format_location",
@@ -177,8 +178,33 @@ class QuerySpec(BaseModel):
     on_empty_decomposition: Literal["passthrough", "error"] = "passthrough"
 
 
+class RetrievalSpec(BaseModel):
+    """Retrieval after a ``query`` block: each routed sub-query is searched, the results fused
+    per question (Decompose -> Normalize -> Route -> Retrieve).
+
+    ``store`` is the index (a registered store; a relative ``path`` parameter is read from the
+    pipeline file's folder), ``embedder`` embeds the sub-queries (omit it to search by text
+    only), ``retriever`` is the default retriever (routes may name others in their
+    ``retrieve`` settings), built with this store and embedder when it takes them.
+    """
+
+    model_config = _STRICT
+
+    store: ComponentSpec = Field(description="Registered store name and its parameters.")
+    embedder: ComponentSpec | None = Field(
+        default=None, description="Registered embedder for the sub-queries (none: text search)."
+    )
+    retriever: ComponentSpec = Field(
+        default_factory=lambda: ComponentSpec(name="store"),
+        description="The default retriever (default: the built-in 'store' retriever).",
+    )
+    top_k: int = Field(default=10, ge=1, description="Passages per sub-query and in the answer.")
+    fusion_k: int = Field(default=60, ge=1, description="The reciprocal-rank-fusion constant.")
+
+
 class PipelineSpec(BaseModel):
-    """A pipeline file: ingestion ``steps`` or a ``query`` block, with policy and cache."""
+    """A pipeline file: ingestion ``steps`` or a ``query`` block (with, optionally, its
+    ``retrieval``), with policy and cache."""
 
     model_config = _STRICT
 
@@ -189,11 +215,14 @@ class PipelineSpec(BaseModel):
     cache: CacheSpec | bool | None = None
     steps: list[StepSpec] | None = None
     query: QuerySpec | None = None
+    retrieval: RetrievalSpec | None = None
 
     @model_validator(mode="after")
     def _one_body(self) -> PipelineSpec:
         if (self.steps is None) == (self.query is None):
             raise ValueError("a pipeline needs exactly one of 'steps' or 'query'")
+        if self.retrieval is not None and self.query is None:
+            raise ValueError("'retrieval' needs a 'query' block (its decomposer and router)")
         if self.steps is not None and not self.steps:
             raise ValueError("'steps' must not be empty")
         if self.cache is True:

@@ -17,6 +17,7 @@ _EXPORTS = {
     "EmbedderContract": "ragloom.testing.embedders",
     "LoaderContract": "ragloom.testing.loaders",
     "StoreContract": "ragloom.testing.stores",
+    "RetrieverContract": "ragloom.testing.retrievers",
     "check_chunks": "ragloom.testing.checks",
     "ChunkInvariantError": "ragloom.testing.checks",
     "run_step": "ragloom.testing.helpers",
