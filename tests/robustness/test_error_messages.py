@@ -52,7 +52,9 @@ def test_plan_usage_errors(rb, work: Path, setup, args, phrase) -> None:
     "cache", ["old.jsonl/cache.sqlite", "docs/a.md"], ids=["under-a-file", "not-sqlite"]
 )
 def test_a_pipeline_cache_path_that_cannot_be_used(rb, work: Path, cache: str) -> None:
-    spec = pipeline_file(work / "p.toml", 'chunker = "recursive"', head=f'[cache]\npath = "{cache}"')
+    spec = pipeline_file(
+        work / "p.toml", 'chunker = "recursive"', head=f'[cache]\npath = "{cache}"'
+    )
     before = snapshot(work / "docs", work / "old.jsonl")
     check(rb("ingest", "docs", "-c", spec, "-o", "out.jsonl"), 2, "cache")
     assert snapshot(work / "docs", work / "old.jsonl") == before
