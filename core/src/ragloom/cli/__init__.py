@@ -5,7 +5,8 @@ and each command's module (with pydantic, anyio or plugins, when it needs them) 
 command runs. ``ragloom plugins`` with only its own flags does not even import click: it reads
 entry-point metadata and prints, so it starts fast.
 
-Exit status: 0 success, 1 some items failed, 2 usage or configuration error, 130 interrupted.
+Exit status: 0 success, 1 some items failed, 2 usage or configuration error, 70 internal error
+(the traceback is saved to a file), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 """
 
 from __future__ import annotations

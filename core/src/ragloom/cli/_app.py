@@ -20,6 +20,7 @@ from ..errors import (
     ItemProcessingError,
     PluginError,
 )
+from ..ingest._jsonl import OutputError
 from ..stores import StoreError
 
 __all__ = [
@@ -58,6 +59,7 @@ _terminated = False
 
 def interrupted(exc: BaseException, what: str = "") -> int:
     """Report an interrupted run (``what`` says what was kept or not written); the status."""
+    _stop_watchdog()
     terminated = _terminated or isinstance(exc, Terminated)
     word = "terminated" if terminated else "interrupted"
     click.echo(f"\nragloom: {word}" + (f"; {what}" if what else ""), err=True)
@@ -191,23 +193,50 @@ def error(message: str) -> None:
     click.echo(f"ragloom: error: {message}", err=True)
 
 
+#: Seconds a SIGTERM waits for the run to unwind before it is raised on the spot (only a step
+#: stuck in synchronous code that never returns to the event loop takes that long).
+SIGTERM_GRACE = 2.0
+_signal_count = 0
+_watchdog: Any = None
+
+
+def _stop_watchdog() -> None:
+    global _watchdog
+    if _watchdog is not None:
+        _watchdog.cancel()
+        _watchdog = None
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
-    """SIGTERM stops a run exactly as Ctrl-C does: it is handed to whatever handles SIGINT now
-    (inside a run, the event loop's handler, which cancels the run so that it unwinds: the
-    temporary output is removed, the cache stays consistent), and the exit status is 143."""
-    global _terminated
+    """SIGTERM stops a run exactly as Ctrl-C does, and exits 143.
+
+    Inside a run it is handed to the event loop's Ctrl-C handler, which cancels the run so that
+    it unwinds in order (the temporary output is removed, the cache stays consistent). A step
+    stuck in synchronous code never lets that cancellation in: if the run is still going after
+    :data:`SIGTERM_GRACE` seconds, a second interrupt is sent, which the handler raises on the
+    spot (as a second Ctrl-C does). Outside a run, it is raised at once.
+    """
+    global _terminated, _signal_count, _watchdog
     _terminated = True
+    _signal_count += 1
     handler = signal.getsignal(signal.SIGINT)
-    if callable(handler):
-        handler(signal.SIGINT, frame)
-    else:
+    if not callable(handler) or handler is signal.default_int_handler or _signal_count > 1:
         raise Terminated
+    handler(signal.SIGINT, frame)
+    import threading
+
+    main = threading.main_thread().ident
+    if main is not None:
+        _watchdog = threading.Timer(SIGTERM_GRACE, signal.pthread_kill, (main, signal.SIGINT))
+        _watchdog.daemon = True
+        _watchdog.start()
 
 
 @contextlib.contextmanager
 def _signals() -> Iterator[None]:
-    global _terminated
+    global _terminated, _signal_count
     _terminated = False
+    _signal_count = 0
     try:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     except ValueError:  # not the main thread: leave signals alone
@@ -216,6 +245,7 @@ def _signals() -> Iterator[None]:
     try:
         yield
     finally:
+        _stop_watchdog()
         signal.signal(signal.SIGTERM, previous)
 
 
@@ -253,11 +283,15 @@ def run(argv: list[str] | None) -> int:
     except ItemProcessingError as exc:
         error(f"run aborted: {exc}")
         return EXIT_FAILED
-    except (ConfigurationError, PluginError, CacheError, InvalidInputError, StoreError) as exc:
+    except (
+        ConfigurationError, PluginError, CacheError, InvalidInputError, StoreError, OutputError
+    ) as exc:
         error(str(exc))
         return EXIT_USAGE
     except RecursionError as exc:
-        error(f"the pipeline is nested too deeply to run ({exc})")
+        error(
+            f"the pipeline is nested too deeply to run ({exc}): chain or nest fewer steps"
+        )
         return EXIT_USAGE
     except MemoryError:
         error("out of memory: lower --max-file-size or split the input")

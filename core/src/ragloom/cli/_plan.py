@@ -234,11 +234,14 @@ async def _drive(pipeline: Pipeline[Any], questions: Iterator[str], printer: _In
     pipeline.subscribe(observe)
     stream = pipeline.stream(feed())
     try:
+        # Nothing here awaits: a cancellation (Ctrl-C, SIGTERM) lands inside the pipeline's
+        # own chain of steps (its source gives the event loop a turn at least every 50 ms), so
+        # every step unwinds in this task.
         async for state in stream:
             printer.result(state.query, state)
-            await anyio.lowlevel.checkpoint()
     finally:
-        await cast("AsyncGenerator[Any, None]", stream).aclose()
+        with anyio.CancelScope(shield=True):
+            await cast("AsyncGenerator[Any, None]", stream).aclose()
 
 
 def run_plan(settings: PlanSettings) -> int:

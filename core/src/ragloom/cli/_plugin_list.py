@@ -21,10 +21,19 @@ def check_plugins(infos: list[PluginInfo]) -> dict[str, dict[str, str]]:
 
     Updates each info's status to ``loaded`` or ``broken`` (with the first error as reason).
     """
+    import logging
+
     from ..errors import RagloomError
     from ..plugins import Registry
 
-    registry = Registry()
+    # Broken hook modules are reported in the listing itself: no warning line besides.
+    logger = logging.getLogger("ragloom")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        registry = Registry()
+    finally:
+        logger.setLevel(level)
     errors: dict[str, dict[str, str]] = {}
     for info in infos:
         if info.status == "blocked":

@@ -32,7 +32,11 @@ from ._spec import (
     parse_spec,
 )
 
-__all__ = ["build_pipeline", "dump_pipeline", "load_pipeline"]
+__all__ = ["MAX_CHAINED_STEPS", "build_pipeline", "dump_pipeline", "load_pipeline"]
+
+#: The most steps one pipeline file may chain (far beyond any real pipeline, well within what
+#: the engine's nested generators can run on a default Python stack).
+MAX_CHAINED_STEPS = 256
 
 
 class _Builder:
@@ -330,6 +334,13 @@ def build_pipeline(
         pipeline.name = spec.name or pipeline.name
     else:
         assert spec.steps is not None
+        if len(spec.steps) > MAX_CHAINED_STEPS:
+            raise builder.fail(
+                "steps",
+                f"{len(spec.steps)} steps in one chain; a pipeline runs at most "
+                f"{MAX_CHAINED_STEPS} (each step nests one level of the engine's generators): "
+                "merge steps, or split the work into several pipelines",
+            )
         node: PipelineStep[Any] | None = None
         for i, step_spec in enumerate(spec.steps):
             step = builder.step(step_spec, f"steps[{i}]")

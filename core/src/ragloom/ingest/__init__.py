@@ -16,7 +16,7 @@ from ._ingestor import (
     default_pipeline,
     ingest,
 )
-from ._jsonl import AtomicJsonlWriter, chunk_record
+from ._jsonl import AtomicJsonlWriter, OutputError, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
 from ._walk import InputFile, WalkProblem, WalkResult, display_path, walk_inputs
 
@@ -28,6 +28,7 @@ __all__ = [
     "IngestReport",
     "Ingestor",
     "InputFile",
+    "OutputError",
     "Problem",
     "WalkProblem",
     "WalkResult",

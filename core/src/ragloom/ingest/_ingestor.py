@@ -9,6 +9,7 @@ more than one segment of documents.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 import time
@@ -279,9 +280,8 @@ class Ingestor:
         for text in texts:
             if not os.path.lexists(text):
                 raise ConfigurationError(f"no such file or folder: {text}")
-        outputs = [os.fspath(p) for p in (out, failures) if p is not None]
-        walked = walk_inputs(texts, exclude=outputs + self._cache_files())
-        check_outputs(walked, out, failures, self._cache_files())
+        walked = walk_inputs(texts, exclude=self._cache_files())
+        check_outputs(walked, out, failures, self._cache_files(), arguments=texts)
         report = IngestReport(
             files=len(walked.files),
             out=None if out is None else os.fspath(out),
@@ -298,7 +298,7 @@ class Ingestor:
         fingerprint = self._fingerprinter()
         known = self.store.fingerprints() if self.store is not None else {}
         skip_unchanged = self.store is not None and out is None and fingerprint is not None
-        writer = AtomicJsonlWriter(out) if out is not None else None
+        writer = AtomicJsonlWriter(out, flag="--out") if out is not None else None
         try:
             run = _Run(self, report, writer, on_progress, fingerprint, walked)
             documents = run.documents(loaders, known if skip_unchanged else None)
@@ -307,7 +307,7 @@ class Ingestor:
                 report.deleted = self.store.delete(_gone(known, walked.files))
             report.warnings.extend(run.warnings)
             if failures is not None:
-                with AtomicJsonlWriter(failures) as failure_file:
+                with AtomicJsonlWriter(failures, flag="--failures") as failure_file:
                     for problem in report.failures:
                         failure_file.write(problem.to_dict())
                     failure_file.commit()
@@ -379,36 +379,73 @@ def ingest(
 
 
 def check_outputs(
-    walked: WalkResult, out: Any, failures: Any, cache_files: list[str]
+    walked: WalkResult,
+    out: Any,
+    failures: Any,
+    cache_files: list[str],
+    *,
+    arguments: Iterable[str] = (),
 ) -> None:
     """Refuse output paths that would destroy something or cannot be written.
+
+    An output that is one of the files to ingest is refused, with one exception: a file found
+    while walking a folder (not named in ``arguments``) that is recognisably an earlier output
+    of ragloom (empty, or JSON Lines of chunks or failures) is left out of the inputs and
+    replaced, so ``ragloom ingest . -o chunks.jsonl`` can be run again.
 
     Raises:
         ConfigurationError: naming both paths when an output is an input file, the cache or
             the other output; naming the path when it is a device, a FIFO, a folder, under a
             file, or in a folder that cannot be written.
     """
-    inputs = {os.path.realpath(f.path): f.shown for f in walked.files}
+    inputs = {os.path.realpath(f.path): f for f in walked.files}
+    named = {os.path.realpath(a) for a in arguments}
     caches = {os.path.realpath(p) for p in cache_files}
-    named = [("--out", out), ("--failures", failures)]
     seen: dict[str, str] = {}
-    for flag, value in named:
+    for flag, value in (("--out", out), ("--failures", failures)):
         if value is None:
             continue
         path = os.fspath(value)
         real = os.path.realpath(path)
-        if real in inputs:
-            raise ConfigurationError(
-                f"refusing to write {flag} {path}: it is the input file {inputs[real]}"
-            )
         if real in caches:
-            raise ConfigurationError(f"refusing to write {flag} {path}: it is the cache file")
+            raise ConfigurationError(
+                f"refusing to write {flag} {path}: it is the cache file; choose another path"
+            )
         if real in seen:
             raise ConfigurationError(
-                f"refusing to write {flag} {path}: it is also the {seen[real]} file"
+                f"refusing to write {flag} {path}: it is also the {seen[real]} file; give "
+                "them different paths"
             )
         seen[real] = flag
+        found = inputs.get(real)
+        if found is not None:
+            if real in named or not _earlier_output(found.path):
+                raise ConfigurationError(
+                    f"refusing to write {flag} {path}: it is the input file {found.shown}, "
+                    "which would be overwritten; choose another path"
+                )
+            walked.files = [f for f in walked.files if f is not found]
         _check_writable(flag, Path(path))
+
+
+def _earlier_output(path: str) -> bool:
+    """Whether ``path`` looks like a file ragloom wrote: empty, or JSON Lines whose first
+    record is a chunk or a failure record."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 20)
+    except OSError:
+        return False
+    if not first.strip():
+        return not first  # an empty file (a file of blank lines is someone's text)
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and (
+        {"id", "parent", "start", "end", "content"} <= record.keys()
+        or {"item", "source", "stage", "kind", "reason"} <= record.keys()
+    )
 
 
 def _check_writable(flag: str, path: Path) -> None:
@@ -582,14 +619,17 @@ class _Run:
             context.subscribe(observe)
             stream = pipeline.stream(context=context)
             try:
-                n = 0
+                # Nothing here awaits: a cancellation (Ctrl-C, SIGTERM) lands inside the
+                # pipeline's own chain of steps (the source gives the event loop a turn at
+                # least every 50 ms), never while a step is suspended handing out a window,
+                # so every step unwinds in this task.
                 async for out in stream:
                     self._output(out)
-                    n += 1
-                    if n % 256 == 0:
-                        await checkpoint()  # lets Ctrl-C (a cancellation) in
             finally:
-                await stream.aclose()  # type: ignore[attr-defined]
+                # Shielded: an interrupted run closes every step's generator here, in this
+                # task, so none is left for the event loop to finalize in another one.
+                with anyio.CancelScope(shield=True):
+                    await stream.aclose()  # type: ignore[attr-defined]
             for line in context.observer_errors:
                 if line not in self.warnings:
                     self.warnings.append(line)
@@ -605,8 +645,9 @@ class _Run:
             try:
                 self.writer.write(chunk_record(out))
             except ValueError as exc:
+                source = getattr(out, "metadata", {}).get("source") or doc_id
                 self.report.failures.append(Problem(
-                    str(getattr(out, "id", "?")), str(doc_id), "write", "ValueError",
+                    str(getattr(out, "id", "?")), str(source), "write", "ValueError",
                     f"not written: its JSON would not be standard ({exc}); metadata must hold "
                     "finite numbers",
                 ))

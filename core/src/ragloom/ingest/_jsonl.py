@@ -2,7 +2,9 @@
 
 A run that fails or is interrupted leaves the previous file (if any) untouched and no partial
 file behind. Every line is strict RFC 8259 JSON: a record holding NaN or an infinity is refused
-(:class:`ValueError`) rather than written as ``NaN``, which strict parsers reject.
+(:class:`ValueError`) rather than written as ``NaN``, which strict parsers reject. A file that
+cannot be written (a folder that cannot be written, a full disk, a file size limit) raises
+:class:`OutputError`, naming the file, and leaves the previous file as it was.
 """
 
 from __future__ import annotations
@@ -14,7 +16,26 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-__all__ = ["AtomicJsonlWriter", "chunk_record"]
+from ..errors import RagloomError
+
+__all__ = ["AtomicJsonlWriter", "OutputError", "chunk_record"]
+
+
+class OutputError(RagloomError):
+    """An output file could not be written (an I/O error: no space left, no permission...).
+
+    The previous file at that path, if any, is left as it was, and no temporary file remains.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], error: OSError, flag: str = "") -> None:
+        self.path = os.fspath(path)
+        self.error = error
+        reason = error.strerror or str(error)
+        what = f"{flag} {self.path}" if flag else self.path
+        super().__init__(
+            f"cannot write {what}: {reason} (a previous file there is unchanged; no partial "
+            "file remains)"
+        )
 
 
 def _umask() -> int:
@@ -30,12 +51,17 @@ class AtomicJsonlWriter:
     deletes the temp file.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, flag: str = "") -> None:
         self.path = Path(path)
+        self.flag = flag
         self.count = 0
+        self._done = True
         parent = self.path.parent
-        parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=parent)
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=parent)
+        except OSError as exc:
+            raise OutputError(self.path, exc, flag) from None
         self.tmp_path = Path(tmp)
         try:
             os.chmod(fd, 0o666 & ~_umask())
@@ -52,21 +78,36 @@ class AtomicJsonlWriter:
 
         Raises:
             ValueError: the record holds NaN or an infinity (nothing is written for it).
+            OutputError: the file cannot be written (the temporary file is removed).
         """
         line = self._dumps(record)
-        self._file.write(line)
-        self._file.write("\n")
+        try:
+            self._file.write(line)
+            self._file.write("\n")
+        except OSError as exc:
+            self._failed(exc)
         self.count += 1
 
     def commit(self) -> None:
-        """Flush to disk and move the file into place."""
+        """Flush to disk and move the file into place.
+
+        Raises:
+            OutputError: the file cannot be written (the previous file is left as it was).
+        """
         if self._done:
             return
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        os.replace(self.tmp_path, self.path)
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            os.replace(self.tmp_path, self.path)
+        except OSError as exc:
+            self._failed(exc)
         self._done = True
+
+    def _failed(self, exc: OSError) -> None:
+        self.abort()
+        raise OutputError(self.path, exc, self.flag) from None
 
     def abort(self) -> None:
         """Drop everything written; the target is left as it was."""
@@ -75,6 +116,8 @@ class AtomicJsonlWriter:
         self._done = True
         try:
             self._file.close()
+        except OSError:
+            pass  # closing flushes the buffer, which a full disk refuses: the file goes anyway
         finally:
             self.tmp_path.unlink(missing_ok=True)
 

@@ -6,6 +6,7 @@ import difflib
 import importlib
 import inspect
 import logging
+import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -518,9 +519,11 @@ def validate_params(
             out[key] = value
             continue
         try:
-            # Booleans are not numbers: ``chunk_size = true`` is refused, not taken as 1.
-            strict = isinstance(value, bool) or None
-            out[key] = TypeAdapter(hint_type).validate_python(value, strict=strict)
+            # Booleans and strings are not numbers: ``chunk_size = true`` or ``"500"`` is
+            # refused, not taken as 1 or 500. Other values keep pydantic's usual conversions
+            # (a list for a tuple, a string for an enum or a path).
+            strict = isinstance(value, bool) or (isinstance(value, str) and _numeric(hint_type))
+            out[key] = TypeAdapter(hint_type).validate_python(value, strict=strict or None)
         except ValidationError as exc:
             msg = "; ".join(e["msg"] for e in exc.errors())
             raise ConfigurationError(
@@ -534,6 +537,13 @@ def validate_params(
     if missing:
         raise ConfigurationError(f"{what} is missing required parameter(s): {', '.join(missing)}")
     return out
+
+
+def _numeric(tp: Any) -> bool:
+    """Whether ``tp`` is a number type, or a union of number types and ``None``."""
+    args = typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else ()
+    parts = [a for a in args if a is not type(None)] if args else [tp]
+    return bool(parts) and all(p in (int, float) for p in parts)
 
 
 def _type_name(tp: Any) -> str:

@@ -18,6 +18,14 @@ scores the route declared first wins.
 
 Keywords are looked up through an inverted index (first folded word -> keywords), so matching
 costs one dictionary probe per query word; patterns are searched one by one.
+
+Patterns are written by users, so none may hold a run: a pattern that backtracks
+catastrophically (``(a|aa)+$`` on a long run of ``a``) would search for hours. A pattern whose
+search is provably at most quadratic in the query (repetition only of single characters, at
+most one unbounded repetition, no back-references) is searched with ``re`` in queries of up to
+:data:`FAST_QUERY_CHARS` characters; every other search runs on the ``regex`` module (the same
+matching as ``re``) under a time limit of :data:`PATTERN_SECONDS`, and a search that runs out
+raises :class:`PatternTimeout`, naming the route and the pattern.
 """
 
 from __future__ import annotations
@@ -26,8 +34,87 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
-__all__ = ["KeywordIndex", "Ranking", "RouteSpec", "fold", "normalize", "saturate"]
+import regex
+
+__all__ = [
+    "FAST_QUERY_CHARS",
+    "PATTERN_SECONDS",
+    "KeywordIndex",
+    "PatternTimeout",
+    "Ranking",
+    "RouteSpec",
+    "fold",
+    "is_quadratic_at_most",
+    "normalize",
+    "saturate",
+]
+
+#: Seconds one pattern may search one query (plus one per million characters of the query).
+PATTERN_SECONDS = 0.5
+#: Queries up to this long are searched with ``re`` by patterns that are at most quadratic.
+FAST_QUERY_CHARS = 1000
+#: A bounded repetition longer than this counts as unbounded when judging a pattern.
+_LONG_REPEAT = 16
+
+
+class PatternTimeout(TimeoutError):
+    """A route's pattern took longer than its time limit on a query."""
+
+    def __init__(self, route: str, pattern: str, seconds: float, length: int) -> None:
+        self.route = route
+        self.pattern = pattern
+        super().__init__(
+            f"route {route!r}: pattern {pattern!r} took longer than {seconds:.1f} s on a query "
+            f"of {length} characters: it backtracks catastrophically (nested or overlapping "
+            "repetition such as '(a+)+' or '(a|aa)+'); rewrite it"
+        )
+
+
+def is_quadratic_at_most(pattern: str, flags: int = 0) -> bool:
+    """Whether searching ``pattern`` with ``re`` costs at most quadratic time in the text:
+    only single characters are repeated, at most one repetition is unbounded, and there are no
+    back-references. ``False`` when unsure (the pattern then runs under a time limit)."""
+    try:
+        from re import _constants as c
+        from re import _parser
+
+        tree: Any = _parser.parse(pattern, flags)
+    except Exception:  # noqa: BLE001 - a parser this Python does not have: not proven
+        return False
+    repeats = {c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT)}
+    atoms = {c.LITERAL, c.NOT_LITERAL, c.IN, c.ANY}
+    unbounded = 0
+
+    def simple(items: Any) -> bool:
+        nonlocal unbounded
+        for op, av in items:
+            if op in repeats:
+                _lo, hi, body = av
+                if hi == c.MAXREPEAT or hi > _LONG_REPEAT:
+                    unbounded += 1
+                if hi > 1 and not all(sub_op in atoms for sub_op, _ in body):
+                    return False  # a repeated group: nested or alternating repetition
+                if not simple(body):
+                    return False
+            elif op is c.SUBPATTERN:
+                if not simple(av[-1]):
+                    return False
+            elif op is c.BRANCH:
+                if not all(simple(branch) for branch in av[1]):
+                    return False
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                if not simple(av[1]):
+                    return False
+            elif op is getattr(c, "ATOMIC_GROUP", None):
+                if not simple(av):
+                    return False
+            elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
+                return False
+        return True
+
+    return simple(tree) and unbounded <= 1
 
 _WORDS = re.compile(r"[^\W_]+")
 
@@ -113,6 +200,9 @@ class KeywordIndex:
 
     __slots__ = ("_index", "_names", "_pattern_weight", "_patterns", "_phrase_lengths", "_weights")
 
+    # _patterns: (route index, pattern text, `re` pattern or None when not provably fast,
+    # `regex` pattern run under a time limit)
+
     def __init__(self, routes: Sequence[RouteSpec], pattern_weight: float = 1.0) -> None:
         if not (pattern_weight > 0 and pattern_weight != float("inf")):
             raise ValueError(
@@ -122,7 +212,7 @@ class KeywordIndex:
         seen: set[str] = set()
         index: dict[str, list[tuple[tuple[str, ...], int, int]]] = {}
         phrase_lengths: list[int] = []
-        patterns: list[tuple[int, re.Pattern[str]]] = []
+        patterns: list[tuple[int, str, re.Pattern[str] | None, Any]] = []
         weights: list[float] = []
         for r, spec in enumerate(routes):
             if not spec.name or not spec.name.strip():
@@ -152,11 +242,17 @@ class KeywordIndex:
                 phrase_lengths.append(len(phrase))
             for pattern in spec.patterns:
                 try:
-                    patterns.append((r, re.compile(pattern, re.IGNORECASE)))
-                except re.error as exc:
+                    bounded = regex.compile(pattern, regex.IGNORECASE)
+                    fast = (
+                        re.compile(pattern, re.IGNORECASE)
+                        if is_quadratic_at_most(pattern, re.IGNORECASE)
+                        else None
+                    )
+                except (re.error, regex.error) as exc:
                     raise ValueError(
                         f"route {spec.name!r}: invalid pattern {pattern!r}: {exc}"
                     ) from None
+                patterns.append((r, pattern, fast, bounded))
         self._names = tuple(names)
         self._weights = tuple(weights)
         self._index = {key: tuple(entries) for key, entries in index.items()}
@@ -190,8 +286,17 @@ class KeywordIndex:
         # Patterns are searched one by one: measured, one alternation of all of them costs as
         # much as the separate searches.
         weight = self._pattern_weight
-        for r, pattern in self._patterns:
-            if pattern.search(query) is not None:
+        short = len(query) <= FAST_QUERY_CHARS
+        for r, text, fast, bounded in self._patterns:
+            if fast is not None and short:
+                hit = fast.search(query) is not None
+            else:
+                limit = PATTERN_SECONDS + len(query) / 1_000_000
+                try:
+                    hit = bounded.search(query, timeout=limit) is not None
+                except TimeoutError:
+                    raise PatternTimeout(self._names[r], text, limit, len(query)) from None
+            if hit:
                 found[r] = found.get(r, 0.0) + weight
         return found
 

@@ -12,6 +12,7 @@ from ragloom_text.chunkers import (
     DEFAULT_SEPARATORS,
     CodeChunker,
     MarkdownChunker,
+    PatternTimeoutError,
     RecursiveCharacterTextSplitter,
     SentenceChunker,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "MarkdownChunker",
     "SentenceChunker",
     "CodeChunker",
+    "PatternTimeoutError",
     "default_chunker_router",
     "DEFAULT_SEPARATORS",
     "LENGTH_FUNCTIONS",

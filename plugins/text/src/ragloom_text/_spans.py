@@ -29,13 +29,13 @@ Nothing here imports ragloom.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
-from ragloom_text._levels import Level, chars, literal, points, regex_points
+from ragloom_text._levels import Level, chars, literal, points
+from ragloom_text._regex import pattern_points
 
 __all__ = ["Span", "pack", "recursive_spans", "separator_levels"]
 
@@ -417,8 +417,8 @@ def separator_levels(
     for sep in separators:
         if sep == "":
             levels.append(chars(text))
-        elif is_separator_regex:
-            levels.append(points(text, regex_points(text, re.compile(sep))))
+        elif is_separator_regex:  # a user's pattern: matched under a time limit
+            levels.append(points(text, pattern_points(text, sep)))
         else:
             levels.append(literal(text, sep))
     return levels

@@ -9,15 +9,16 @@ atom that cannot be split, marked ``metadata["oversized"] = True``.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-from ragloom import Chunker, ChunkSpan, ConfigurationError, Document
+from ragloom import Chunker, ChunkSpan, ConfigurationError, Document, InvalidInputError
 from ragloom.chunking import Piece
 
 from ragloom_text._code import code_spans
 from ragloom_text._markdown import markdown_spans
+from ragloom_text._regex import PatternTimeout, compile_pattern
+from ragloom_text._regex import error as regex_error
 from ragloom_text._sentences import sentence_spans
 from ragloom_text._spans import Span, recursive_spans
 from ragloom_text.lengths import LengthFunction, resolve_length_function
@@ -26,12 +27,19 @@ __all__ = [
     "DEFAULT_SEPARATORS",
     "CodeChunker",
     "MarkdownChunker",
+    "PatternTimeoutError",
     "RecursiveCharacterTextSplitter",
     "SentenceChunker",
 ]
 
 LengthSpec = str | Mapping[str, Any] | Callable[[str], int]
 """A length function: a registered name, a ``{name, params}`` table, or a callable."""
+
+
+class PatternTimeoutError(InvalidInputError):
+    """A separator pattern (``is_separator_regex=True``) took longer than its time limit on a
+    document: it backtracks catastrophically on that text. The document fails (it is not
+    retried: the same pattern on the same text would time out again); the run goes on."""
 
 DEFAULT_SEPARATORS: tuple[str, ...] = (
     "\n\n", "\n", ". ", "! ", "? ", "\u3002", "\uff01", "\uff1f", " ", "",
@@ -204,8 +212,8 @@ class RecursiveCharacterTextSplitter(_SizedChunker):
                 )
             if is_regex and sep:
                 try:
-                    re.compile(sep)
-                except re.error as exc:
+                    compile_pattern(sep)
+                except regex_error as exc:
                     raise ConfigurationError(
                         f"separators[{i}] {sep!r} is not a valid regular expression: {exc}"
                     ) from exc
@@ -219,25 +227,35 @@ class RecursiveCharacterTextSplitter(_SizedChunker):
         }
 
     def spans(self, text: str) -> list[Span]:
-        return recursive_spans(
-            text,
-            self.chunk_size,
-            self.chunk_overlap,
-            self.separators,
-            is_separator_regex=self.is_separator_regex,
-            length=self._length,
-        )
+        try:
+            return recursive_spans(
+                text,
+                self.chunk_size,
+                self.chunk_overlap,
+                self.separators,
+                is_separator_regex=self.is_separator_regex,
+                length=self._length,
+            )
+        except PatternTimeout as exc:
+            raise PatternTimeoutError(self._timeout_message(exc)) from None
 
     def piece_spans(self, text: str) -> list[PieceSpan]:
-        return recursive_spans(  # type: ignore[return-value]
-            text,
-            self.chunk_size,
-            self.chunk_overlap,
-            self.separators,
-            is_separator_regex=self.is_separator_regex,
-            length=self._length,
-            markers=(None, _OVERSIZED),
-        )
+        try:
+            return recursive_spans(  # type: ignore[return-value]
+                text,
+                self.chunk_size,
+                self.chunk_overlap,
+                self.separators,
+                is_separator_regex=self.is_separator_regex,
+                length=self._length,
+                markers=(None, _OVERSIZED),
+            )
+        except PatternTimeout as exc:
+            raise PatternTimeoutError(self._timeout_message(exc)) from None
+
+    def _timeout_message(self, exc: PatternTimeout) -> str:
+        index = self.separators.index(exc.pattern) if exc.pattern in self.separators else "?"
+        return f"{self.name}: separators[{index}] {exc}"
 
 
 class MarkdownChunker(_SizedChunker):
