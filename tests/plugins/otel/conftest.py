@@ -10,24 +10,37 @@ import pytest
 pytest.importorskip("ragloom_otel", reason="ragloom-otel is not installed")
 
 from opentelemetry import metrics, trace  # noqa: E402
-from otel_kit import Otel, memory_providers  # noqa: E402
+from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E402
+    InMemorySpanExporter,
+)
+from otel_kit import DELTA, Gate, Otel  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def global_otel() -> Otel:
     """The in-memory exporter and reader, installed as the global providers once per session."""
-    tracer_provider, exporter, meter_provider, reader = memory_providers()
+    exporter = InMemorySpanExporter()
+    gate = Gate(SimpleSpanProcessor(exporter))
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(gate)
+    reader = InMemoryMetricReader(preferred_temporality=DELTA)
     trace.set_tracer_provider(tracer_provider)
-    metrics.set_meter_provider(meter_provider)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
     assert trace.get_tracer_provider() is tracer_provider, "a global provider was set before"
-    return Otel(exporter, reader)
+    return Otel(exporter, reader, gate)
 
 
 @pytest.fixture
 def otel(global_otel: Otel) -> Iterator[Otel]:
     """The global providers, reset for this test."""
     global_otel.reset()
+    global_otel.gate.open = True
     yield global_otel
+    global_otel.gate.open = False
     global_otel.reset()
 
 

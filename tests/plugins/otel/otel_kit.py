@@ -7,11 +7,30 @@ from typing import Any
 
 from opentelemetry.sdk.metrics import Counter, Histogram, MeterProvider
 from opentelemetry.sdk.metrics.export import AggregationTemporality, InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 DELTA = {Counter: AggregationTemporality.DELTA, Histogram: AggregationTemporality.DELTA}
+
+
+class Gate(SpanProcessor):
+    """Passes finished spans on only while open: the global provider sees every pipeline of the
+    test process, and only the spans of the test that asked for them are kept."""
+
+    def __init__(self, inner: SpanProcessor) -> None:
+        self.inner = inner
+        self.open = False
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if self.open:
+            self.inner.on_end(span)
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
 
 
 @dataclass
@@ -20,6 +39,7 @@ class Otel:
 
     exporter: InMemorySpanExporter
     reader: InMemoryMetricReader
+    gate: Gate
 
     def reset(self) -> None:
         self.exporter.clear()
