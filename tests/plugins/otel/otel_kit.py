@@ -5,13 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from opentelemetry.sdk.metrics import Counter, Histogram, MeterProvider
+from opentelemetry.sdk.metrics import Counter, Histogram, MeterProvider, ObservableCounter
 from opentelemetry.sdk.metrics.export import AggregationTemporality, InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-DELTA = {Counter: AggregationTemporality.DELTA, Histogram: AggregationTemporality.DELTA}
+#: Every collection reports what changed since the previous one.
+DELTA = {
+    Counter: AggregationTemporality.DELTA,
+    ObservableCounter: AggregationTemporality.DELTA,
+    Histogram: AggregationTemporality.DELTA,
+}
 
 
 class Gate(SpanProcessor):

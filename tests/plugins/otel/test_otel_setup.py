@@ -101,3 +101,33 @@ def test_nothing_of_opentelemetry_is_imported_before_a_run_that_uses_the_hooks()
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
+
+
+def test_providers_set_after_the_first_run_are_followed() -> None:
+    code = (
+        "from opentelemetry import metrics, trace\n"
+        "from opentelemetry.sdk.metrics import MeterProvider\n"
+        "from opentelemetry.sdk.metrics.export import InMemoryMetricReader\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+        "from opentelemetry.sdk.trace.export.in_memory_span_exporter import "
+        "InMemorySpanExporter\n"
+        "from ragloom import Document, Pipeline\n"
+        "from ragloom_text import RecursiveCharacterTextSplitter as R\n"
+        "docs = [Document(id='a', content='one two three four five six')]\n"
+        "Pipeline(R(chunk_size=10)).run_sync(docs)  # nothing configured yet\n"
+        "exporter, reader = InMemorySpanExporter(), InMemoryMetricReader()\n"
+        "tracer_provider = TracerProvider()\n"
+        "tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))\n"
+        "trace.set_tracer_provider(tracer_provider)\n"
+        "metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))\n"
+        "Pipeline(R(chunk_size=10)).run_sync(docs)\n"
+        "names = sorted(s.name for s in exporter.get_finished_spans())\n"
+        "assert names == ['ragloom run', 'ragloom step RecursiveCharacterTextSplitter'], names\n"
+        "data = reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics\n"
+        "items_in = {m.name: m for m in data}['ragloom.step.items.in'].data.data_points\n"
+        "assert [p.value for p in items_in] == [2], items_in  # both runs are counted\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("OTEL_")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr

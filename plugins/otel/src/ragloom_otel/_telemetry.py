@@ -42,6 +42,17 @@ DURATION_BUCKETS = (
 
 DEFAULT_MAX_OPEN_RUNS = 4096
 
+#: The per-step counters: name, unit, description (in the order of the running totals).
+COUNTERS = (
+    ("ragloom.step.items.in", "{item}", "Items a step took in"),
+    ("ragloom.step.items.out", "{item}", "Items a step released"),
+    ("ragloom.step.items.failed", "{item}",
+     "Items that failed at a step (each reported as an ItemFailed event)"),
+    ("ragloom.step.retries", "{retry}", "Retried attempts at a step"),
+    ("ragloom.step.cache.hits", "{item}", "Items a step replayed from its cache"),
+    ("ragloom.step.cache.misses", "{item}", "Items a step looked up in its cache and computed"),
+)
+
 
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -102,6 +113,8 @@ class Telemetry:
         self._ready = False
         self._runs: dict[str, _Run] = {}
         self._reported: set[str] = set()
+        #: ``(step, event_name) -> (metric attributes, running totals of COUNTERS)``.
+        self._totals: dict[tuple[str, str], tuple[dict[str, str], list[int]]] = {}
         self._handlers: dict[type, Callable[[Any], None]] = {
             RunStarted: self._run_started,
             StepStarted: self._step_started,
@@ -150,27 +163,12 @@ class Telemetry:
             self._status = Status
             self._error = StatusCode.ERROR
             meter = meter_provider.get_meter(SCOPE, version)
-            self._items_in = meter.create_counter(
-                "ragloom.step.items.in", unit="{item}", description="Items a step took in"
-            )
-            self._items_out = meter.create_counter(
-                "ragloom.step.items.out", unit="{item}", description="Items a step released"
-            )
-            self._failed = meter.create_counter(
-                "ragloom.step.items.failed", unit="{item}",
-                description="Items that failed at a step (each reported as an ItemFailed event)",
-            )
-            self._retries = meter.create_counter(
-                "ragloom.step.retries", unit="{retry}", description="Retried attempts at a step"
-            )
-            self._cache_hits = meter.create_counter(
-                "ragloom.step.cache.hits", unit="{item}",
-                description="Items a step replayed from its cache",
-            )
-            self._cache_misses = meter.create_counter(
-                "ragloom.step.cache.misses", unit="{item}",
-                description="Items a step looked up in its cache and computed",
-            )
+            # Counters are observed: each step's counts are added up here when it finishes
+            # (a few integer additions) and handed to the SDK when a reader collects.
+            for index, (name, unit, description) in enumerate(COUNTERS):
+                meter.create_observable_counter(
+                    name, callbacks=[self._observer(index)], unit=unit, description=description
+                )
             self._step_seconds = meter.create_histogram(
                 "ragloom.step.duration", unit="s",
                 description="Time from a step's start to its end in one run",
@@ -181,6 +179,19 @@ class Telemetry:
                 explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
             )
             self._ready = True
+
+    def _observer(self, index: int) -> Callable[[Any], list[Any]]:
+        """The callback of the ``index``-th counter: one observation per step seen so far."""
+        from opentelemetry.metrics import Observation
+
+        def observe(_options: Any) -> list[Any]:
+            with self._lock:
+                return [
+                    Observation(counts[index], attributes)
+                    for attributes, counts in self._totals.values()
+                ]
+
+        return observe
 
     def _resolve(self, signal: str, global_provider: Any) -> Any:
         """The application's global provider when it set one, else the one the ``OTEL_*``
@@ -246,15 +257,21 @@ class Telemetry:
             self._report("starting a step span", exc)
 
     def _step_finished(self, event: StepFinished) -> None:
-        attributes = {"ragloom.step.name": event.step, "ragloom.step.event_name": event.event_name}
+        key = (event.step, event.event_name)
+        with self._lock:
+            totals = self._totals.get(key)
+            if totals is None:
+                attributes = {"ragloom.step.name": key[0], "ragloom.step.event_name": key[1]}
+                totals = self._totals[key] = (attributes, [0] * len(COUNTERS))
+            counts = totals[1]
+            counts[0] += event.items_in
+            counts[1] += event.items_out
+            counts[2] += event.failed
+            counts[3] += event.retried
+            counts[4] += event.cache_hits
+            counts[5] += event.cache_misses
         try:
-            self._items_in.add(event.items_in, attributes)
-            self._items_out.add(event.items_out, attributes)
-            self._failed.add(event.failed, attributes)
-            self._retries.add(event.retried, attributes)
-            self._cache_hits.add(event.cache_hits, attributes)
-            self._cache_misses.add(event.cache_misses, attributes)
-            self._step_seconds.record(event.seconds, attributes)
+            self._step_seconds.record(event.seconds, totals[0])
         except Exception as exc:  # noqa: BLE001 - telemetry never fails a run
             self._report("recording step metrics", exc)
         run = self._runs.get(event.run_id)
