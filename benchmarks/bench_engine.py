@@ -22,6 +22,17 @@ node list; with its default transformation cache and without it), Haystack ``Pip
 three components (one ``run`` per item, its per-request mode; and one ``run`` over a list).
 Cases are measured in interleaved rounds and the best round of each is kept, so that load on a
 shared machine skews every case alike.
+
+With ragloom-otel installed (``pip install -e plugins/otel``), the SDK's providers are installed
+as the global ones (parent-based always-on sampler, a batch span processor and a periodic metric
+reader, both exporting to a sink that only counts), so every ragloom row runs traced except the
+``-nohooks`` rows (``plugin_hooks=False``) and the ``-hooks`` rows (every installed plugin's
+hooks but ragloom-otel's). ``-otel`` against ``-hooks`` is what tracing costs; ``-hooks``
+against ``-nohooks`` what the plugin system costs per pipeline:
+
+- ``ragloom-sync-c1-*``: the three trivial sync steps, one run of ``--items``;
+- ``ragloom-runs100-*``: the same steps, runs of 100 items (per-run costs);
+- ``ragloom-1ms-*``: one step that sleeps 1 ms per item (``--slow-items``).
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ import cProfile
 import gc
 import os
 import pstats
+import statistics
 import sys
 import time
 import warnings
@@ -100,7 +112,20 @@ class AsyncBump(PipelineStep[Any]):
         yield item
 
 
-def ragloom_case(flavour: str, concurrency: int) -> Callable[[list[Any]], Any]:
+def hooks_options(hooks: str) -> dict[str, Any]:
+    """Pipeline options: ``"on"`` the installed plugins' hooks (the default), ``"off"``
+    ``plugin_hooks=False``, ``"no-otel"`` every installed plugin's hooks but ragloom-otel's
+    (a registry built per pipeline, as the default one is)."""
+    if hooks == "off":
+        return {"plugin_hooks": False}
+    if hooks == "no-otel":
+        from ragloom.plugins import Registry
+
+        return {"registry": Registry(disabled=["ragloom-otel"])}
+    return {}
+
+
+def ragloom_case(flavour: str, concurrency: int, hooks: str = "on") -> Callable[[list[Any]], Any]:
     def run(items: list[Any]) -> Any:
         if flavour == "sync":
             steps: list[PipelineStep[Any]] = [FunctionStep(bump, name=f"s{k}") for k in range(3)]
@@ -112,13 +137,122 @@ def ragloom_case(flavour: str, concurrency: int) -> Callable[[list[Any]], Any]:
         for step in steps:
             node = step(node)
         events: list[Event] = []
-        pipeline = Pipeline(node, policy=Policy(concurrency=concurrency), observers=[events.append])
+        pipeline = Pipeline(
+            node,
+            policy=Policy(concurrency=concurrency),
+            observers=[events.append],
+            **hooks_options(hooks),
+        )
         result = asyncio.run(pipeline.run())
         if not events or result.failed:
             raise AssertionError("events were not observed, or items failed")
         return result
 
     return run
+
+
+def ragloom_runs(size: int, hooks: str) -> Callable[[list[Any]], Any]:
+    """The three sync steps over ``items`` in runs of ``size`` items (one pipeline per run)."""
+    one = ragloom_case("sync", 1, hooks)
+
+    def run(items: list[Any]) -> Any:
+        out: list[Any] = []
+        for start in range(0, len(items), size):
+            out.extend(one(items[start : start + size]))
+        return out
+
+    return run
+
+
+def slow_bump(item: Any) -> Any:
+    time.sleep(0.001)
+    item.metadata["n"] += 3  # the three bumps check() expects, in one step costing 1 ms
+    return item
+
+
+def ragloom_slow(hooks: str) -> Callable[[list[Any]], Any]:
+    """One step costing 1 ms per item."""
+
+    def run(items: list[Any]) -> Any:
+        events: list[Event] = []
+        step = FunctionStep(slow_bump, name="slow")(IterableSource(items))
+        pipeline = Pipeline(
+            step, policy=Policy(concurrency=1), observers=[events.append], **hooks_options(hooks)
+        )
+        result = asyncio.run(pipeline.run())
+        if not events or result.failed:
+            raise AssertionError("events were not observed, or items failed")
+        return result
+
+    return run
+
+
+# -- ragloom-otel --------------------------------------------------------------------------
+
+
+class Sink:
+    """Where the benchmark's spans and metrics go: counted, then dropped."""
+
+    spans = 0
+    exports = 0
+
+
+def otel_setup() -> str | None:
+    """Install the SDK's providers as the global ones when ragloom-otel is installed; returns a
+    line naming the versions (``None`` when ragloom-otel is not installed)."""
+    try:
+        import ragloom_otel  # noqa: F401
+    except ImportError:
+        return None
+    from importlib.metadata import version
+
+    from opentelemetry import metrics, trace
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import (
+        MetricExporter,
+        MetricExportResult,
+        PeriodicExportingMetricReader,
+    )
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import (
+        BatchSpanProcessor,
+        SpanExporter,
+        SpanExportResult,
+    )
+
+    class Spans(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            Sink.spans += len(spans)
+            return SpanExportResult.SUCCESS
+
+    class Metrics(MetricExporter):
+        def export(self, metrics_data: Any, timeout_millis: float = 0, **kw: Any) -> Any:
+            Sink.exports += 1
+            return MetricExportResult.SUCCESS
+
+        def force_flush(self, timeout_millis: float = 0) -> bool:
+            return True
+
+        def shutdown(self, timeout_millis: float = 0, **kw: Any) -> None:
+            return None
+
+    tracer_provider = TracerProvider()  # the SDK's default sampler: parent-based, always on
+    tracer_provider.add_span_processor(BatchSpanProcessor(Spans()))
+    trace.set_tracer_provider(tracer_provider)
+    reader = PeriodicExportingMetricReader(Metrics(), export_interval_millis=1000)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+    return (
+        f"ragloom-otel {version('ragloom-otel')}, opentelemetry-sdk "
+        f"{version('opentelemetry-sdk')}: tracing on (parent-based always-on sampler, batch span "
+        "processor), metrics read every second; every ragloom row but -nohooks and -hooks is traced"
+    )
+
+
+def otel_flush() -> None:
+    from opentelemetry import metrics, trace
+
+    trace.get_tracer_provider().force_flush()  # type: ignore[attr-defined]
+    metrics.get_meter_provider().force_flush()  # type: ignore[attr-defined]
 
 
 # -- hand-written loops --------------------------------------------------------------------
@@ -262,6 +396,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--haystack-items", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--slow-items", type=int, default=500, help="items of the 1 ms step")
     parser.add_argument("--profile", metavar="CASE", help="cProfile one case and print the top")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
@@ -282,6 +417,15 @@ def main() -> None:
         ("haystack-per-item", haystack_case(False), args.haystack_items, same),
         ("haystack-one-run", haystack_case(True), args.items // 10, same),
     ]
+    otel = otel_setup()
+    if otel is not None:
+        for hooks in ("off", "no-otel", "on"):
+            suffix = {"off": "nohooks", "no-otel": "hooks", "on": "otel"}[hooks]
+            cases += [
+                (f"ragloom-sync-c1-{suffix}", ragloom_case("sync", 1, hooks), args.items, same),
+                (f"ragloom-runs100-{suffix}", ragloom_runs(100, hooks), args.items // 10, same),
+                (f"ragloom-1ms-{suffix}", ragloom_slow(hooks), args.slow_items, same),
+            ]
 
     if args.profile:
         name, run, n, prepare = next(c for c in cases if c[0] == args.profile)
@@ -297,6 +441,7 @@ def main() -> None:
     # Rounds over all cases (best of each), so a burst of load on a shared machine hits every
     # case alike rather than skewing the ratios.
     results: dict[str, tuple[float, int]] = {}
+    rates: dict[str, list[float]] = {}
     for name, run, _n, _prepare in cases:
         if run is None:
             print(f"{name}: skipped (not installed)", file=sys.stderr)
@@ -304,9 +449,41 @@ def main() -> None:
         for name, run, n, prepare in cases:
             if run is not None:
                 rate = measure_once(run, n, prepare)
+                rates.setdefault(name, []).append(rate)
                 results[name] = (max(rate, results.get(name, (0.0, n))[0]), n)
 
     report(results, args.repeat)
+    if otel is not None:
+        otel_flush()
+        report_otel(otel, rates)
+
+
+OTEL_TARGETS = {"ragloom-sync-c1": 0.25, "ragloom-runs100": None, "ragloom-1ms": 0.03}
+
+
+def report_otel(setup: str, rates: dict[str, list[float]]) -> None:
+    """What tracing costs: each -otel row against its -hooks row (the same pipelines with every
+    other plugin hook), and what the plugin system costs: -hooks against -nohooks."""
+    print()
+    print(setup)
+    print(f"spans exported: {Sink.spans:,}; metric exports: {Sink.exports}")
+    for base, target in OTEL_TARGETS.items():
+        for what, off_row, on_row in (
+            ("otel overhead", "hooks", "otel"),
+            ("hooks overhead", "nohooks", "hooks"),
+        ):
+            off, on = rates.get(f"{base}-{off_row}"), rates.get(f"{base}-{on_row}")
+            if not off or not on:
+                continue
+            best = max(off) / max(on) - 1
+            median = statistics.median(off) / statistics.median(on) - 1
+            line = (
+                f"{what:<14} {base:<16} best {best:+7.1%}  median {median:+7.1%}  "
+                f"({max(off):,.0f} -> {max(on):,.0f} items/s)"
+            )
+            if target is not None and what == "otel overhead":
+                line += f"  target <= {target:.0%}: {'ok' if best <= target else 'MISSED'}"
+            print(line)
 
 
 FLOORS = {
