@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ragloom_ray", reason="ragloom-ray tests need ragloom-ray (pip install -e plugins/ray)")
+pytest.importorskip(
+    "ragloom_ray", reason="ragloom-ray tests need ragloom-ray (pip install -e plugins/ray)"
+)
 
 STEPS = Path(__file__).resolve().parent / "steps"
 

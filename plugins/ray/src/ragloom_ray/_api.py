@@ -23,7 +23,6 @@ from ragloom.errors import ConfigurationError
 
 if TYPE_CHECKING:
     import ray.data
-
     from ragloom.ingest import Problem
     from ragloom.models import Document
     from ragloom.pipeline import Pipeline
@@ -172,7 +171,6 @@ def run_pipeline(
     import pyarrow.compute as pc
     import ray
     import ray.data
-
     from ragloom.ingest import Problem
 
     from ._cache import cache_files, check_cache_sharing
@@ -206,24 +204,30 @@ def run_pipeline(
         )
         try:
             done = mapped.materialize()
-            failed = done.filter(expr="failure is not null").select_columns(["failure"])
-            failures = [Problem(**json.loads(r["failure"])) for r in failed.iter_rows()]
-            stats_rows = done.filter(expr="position < 0").select_columns(["content"])
+            # One light pass over the results for the rows that are not chunks: a failure
+            # each, and one of cache counts per batch.
+            extra = pc.field("failure").is_valid() | (pc.field("position") < 0)
+            failures: list[Problem] = []
             hits = misses = 0
-            for row in stats_rows.iter_rows():
-                stats = json.loads(row["content"])
-                hits += stats["cache_hits"]
-                misses += stats["cache_misses"]
+            for row in _where(done, extra).select_columns(["failure", "content"]).iter_rows():
+                if row["failure"] is not None:
+                    failures.append(Problem(**json.loads(row["failure"])))
+                else:
+                    stats = json.loads(row["content"])
+                    hits += stats["cache_hits"]
+                    misses += stats["cache_misses"]
         except Exception as exc:
             raise _unwrap(exc) from exc
-    chunks = (
-        done.map_batches(
-            lambda t: t.filter(pc.and_(pc.is_null(t["failure"]), pc.greater_equal(
-                t["position"], 0))).drop_columns(["failure"]),
-            batch_format="pyarrow", batch_size=None,
-        ).sort(["document_id", "position"])
-    )
+    is_chunk = pc.field("failure").is_null() & (pc.field("position") >= 0)
+    chunks = _where(done, is_chunk).drop_columns(["failure"]).sort(["document_id", "position"])
     return PipelineRun(chunks, failures, hits, misses)
+
+
+def _where(dataset: ray.data.Dataset, condition: Any) -> ray.data.Dataset:
+    """The rows of ``dataset`` where a pyarrow ``condition`` holds."""
+    return dataset.map_batches(
+        lambda table: table.filter(condition), batch_format="pyarrow", batch_size=None
+    )
 
 
 class PipelineWorker:
@@ -309,7 +313,7 @@ class PipelineWorker:
         if pipeline is not None:
             try:
                 pipeline.close()
-            except Exception:  # noqa: BLE001,S110 - a worker going away
+            except Exception:  # noqa: BLE001 - a worker going away
                 pass
 
 

@@ -179,6 +179,15 @@ class RayEngine(Engine):
         outputs = [os.fspath(p) for p in (job.out, job.failures) if p is not None]
         walked = walk_uris(uris) if uris else walk_inputs(texts, exclude=outputs + cache_side)
         check_outputs(walked, job.out, job.failures, cache_side)
+        if not walked.files:  # nothing to run: nothing written, no Ray started
+            report = IngestReport(
+                files=0, out=job.out, index=job.index, cache=caches[0] if caches else "off"
+            )
+            report.failures.extend(
+                Problem(p.doc_id, p.path, "walk", p.kind, p.reason) for p in walked.problems
+            )
+            report.seconds = time.perf_counter() - started
+            return report
         started_ray = _connect(settings)
         try:
             import ray
@@ -274,9 +283,6 @@ class _Driver:
                     problem_type(p.doc_id, p.path, "walk", p.kind, p.reason)
                     for p in walked.problems
                 )
-                if not walked.files:
-                    report.seconds = time.perf_counter() - self.started
-                    return report  # type: ignore[no-any-return]
                 effective = _effective_spec(self.spec, self.cache, ingestor, registry)
                 identity = pipeline_identity(ingestor.pipeline) if store is not None else None
                 known = store.fingerprints() if store is not None else {}
@@ -425,7 +431,7 @@ def retries(count: int) -> dict[str, Any]:
     return {"max_task_retries": count}
 
 
-class _data_context:  # noqa: N801 - used as a context manager
+class _data_context:
     """Ray Data settings for one run, restored after: blocks in input order (so outputs are in
     file order), no progress bars (the CLI has its own)."""
 
@@ -512,7 +518,7 @@ class _Sink:
                     self.writer.write(json.loads(text))
                 report.chunks += 1
                 if self.store is not None:
-                    item = pickle.loads(blob)  # noqa: S301 - our own workers' output
+                    item = pickle.loads(blob)
                     doc_id = getattr(item, "parent_id", None) or getattr(item, "id", None)
                     if doc_id is not None:
                         self.by_doc.setdefault(doc_id, []).append(item)
@@ -525,7 +531,8 @@ class _Sink:
                 if self.store is not None and not info["failed"]:
                     from ragloom.stores import IndexedDocument
 
-                    self.batch.append(IndexedDocument(info["id"], info["fingerprint"] or "", chunks))
+                    fingerprint = info["fingerprint"] or ""
+                    self.batch.append(IndexedDocument(info["id"], fingerprint, chunks))
                     self.batch_chunks += len(chunks)
                     if self.batch_chunks >= STORE_BATCH_CHUNKS:
                         self.flush()

@@ -60,7 +60,8 @@ def walk_uris(uris: Sequence[str]) -> WalkResult:
     for uri, info in zip(uris, infos, strict=True):
         if info.type == fs.FileType.NotFound:
             raise ConfigurationError(f"no such file or folder: {uri}")
-        anchors.append(info.path if info.type == fs.FileType.Directory else posixpath.dirname(info.path))
+        is_dir = info.type == fs.FileType.Directory
+        anchors.append(info.path if is_dir else posixpath.dirname(info.path))
     root = posixpath.commonpath(anchors) if len(anchors) > 1 else anchors[0]
     scheme = uris[0].partition("://")[0]
     found: dict[str, InputFile] = {}

@@ -99,7 +99,6 @@ class IngestWorker:
 
     def __call__(self, batch: Mapping[str, Any]) -> Any:
         import pyarrow as pa
-
         from ragloom.ingest import InputFile
 
         files = [
@@ -212,7 +211,8 @@ class IngestWorker:
                     event.item_id, str(source or doc_id), event.step, event.error_type,
                     event.reason,
                 )
-                per_file[file_of(doc_id)].append((file_of(doc_id), PROBLEM, _problem(problem), None))
+                index = file_of(doc_id)
+                per_file[index].append((index, PROBLEM, _problem(problem), None))
                 failed_docs.add(doc_id)
             elif isinstance(event, StepFinished):
                 stats["cache_hits"] += event.cache_hits
@@ -260,7 +260,7 @@ class IngestWorker:
         if pipeline is not None:
             try:
                 pipeline.close()
-            except Exception:  # noqa: BLE001,S110 - a worker going away
+            except Exception:  # noqa: BLE001 - a worker going away
                 pass
 
 
