@@ -253,6 +253,8 @@ class _Driver:
         from ragloom.ingest._files import pipeline_identity
         from ragloom.plugins import Registry
 
+        from ._lines import LineWriter as _LineWriter
+
         job = self.job
         walked = self.walked
         registry = Registry()
@@ -291,7 +293,7 @@ class _Driver:
                     effective, registry, job, ingestor.skip_formats, identity,
                     known if skip_unchanged else None, keep_items=store is not None,
                 )
-                writer = AtomicJsonlWriter(job.out) if job.out is not None else None
+                writer = _LineWriter(job.out) if job.out is not None else None
                 try:
                     sink = _Sink(report, writer, store, self.on_progress, len(walked.files))
                     for table in _execute(walked.files, config, self.settings):
@@ -515,7 +517,7 @@ class _Sink:
         ):
             if kind == "chunk":
                 if self.writer is not None:
-                    self.writer.write(json.loads(text))
+                    self.writer.write_line(text)
                 report.chunks += 1
                 if self.store is not None:
                     item = pickle.loads(blob)
