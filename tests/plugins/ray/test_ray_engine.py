@@ -179,16 +179,51 @@ def test_a_generated_corpus_a_killed_worker_and_failing_items(
     assert not any(i.startswith(("part2/fail1.md", "part3/fail2.txt")) for i in ids)
 
 
-def test_a_plugin_missing_on_the_workers_is_named(tmp_path: Path) -> None:
-    engine = RayEngine(
-        workers=1, runtime_env={"env_vars": {"RAGLOOM_DISABLE_PLUGINS": "ragloom-text"}}
-    )
-    with pytest.raises(ConfigurationError) as caught:
-        engine.ingest(IngestJob(paths=(str(SAMPLE),), out=str(tmp_path / "out.jsonl")))
-    message = str(caught.value)
-    assert "cannot build the pipeline" in message
-    assert "ragloom-text" in message and "disabled there by RAGLOOM_DISABLE_PLUGINS" in message
+def test_a_plugin_missing_on_the_workers_is_named_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ragloom.cli import main
+
+    env = json.dumps({"env_vars": {"RAGLOOM_DISABLE_PLUGINS": "ragloom-text"}})
+    status = main([
+        "ingest", str(SAMPLE), "--engine", "ray", "--engine-option", "workers=1",
+        "--engine-option", f"runtime_env={env}", "--no-cache", "-q",
+        "--out", str(tmp_path / "out.jsonl"),
+    ])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "ragloom: error: ragloom-ray: the Ray worker on " in err
+    assert "cannot build the pipeline: ragloom-text " in err
+    assert "is disabled there by RAGLOOM_DISABLE_PLUGINS" in err
+    assert "Traceback" not in err
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_an_input_that_kills_its_worker_every_time_stops_the_run_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragloom_ray import RayEngine as Engine
+    from ragloom_ray._engine import RayRunError
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "steps"))
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("fine\n")
+    (folder / "b.txt").write_text("POISON\n")
+    (tmp_path / "out.jsonl").write_text("old\n")
+    spec = {"steps": [
+        {"chunker": "recursive"},
+        {"import": "ragloom_ray_test_steps:ExitAlways", "params": {"marker": "POISON"}},
+    ]}
+    engine = Engine(workers=1, batch_size=1, task_retries=0)
+    with pytest.raises(RayRunError, match="the run on Ray failed and nothing was written"):
+        engine.ingest(IngestJob(
+            paths=(str(folder),), spec=spec, allow_imports=True,
+            out=str(tmp_path / "out.jsonl"), failures=str(tmp_path / "failures.jsonl"),
+        ))
+    assert (tmp_path / "out.jsonl").read_text() == "old\n"  # the old file is kept
+    assert not (tmp_path / "failures.jsonl").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "out.jsonl"]
 
 
 def test_inputs_through_a_filesystem_uri_give_the_same_chunks(tmp_path: Path) -> None:

@@ -23,17 +23,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ragloom.engines import Engine, IngestJob
-from ragloom.errors import ConfigurationError, RagloomError
+from ragloom.errors import ConfigurationError, ItemProcessingError, RagloomError
 
 from ._cache import absolute_cache_paths
 
 if TYPE_CHECKING:
     from ragloom.ingest import IngestReport
 
-__all__ = ["RayEngine", "RaySettings"]
+__all__ = ["RayEngine", "RayRunError", "RaySettings"]
 
 #: Chunks gathered before they are written to a store in one batch (as a local run does).
 STORE_BATCH_CHUNKS = 4096
+
+
+class RayRunError(ItemProcessingError):
+    """The run on Ray stopped (a batch failed on every attempt: its worker died each time, or
+    Ray itself failed); nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -300,7 +305,7 @@ class _Driver:
                         sink.take(table)
                     sink.finish()
                     if sink.files_done != len(walked.files):  # pragma: no cover - a Ray bug
-                        raise RagloomError(
+                        raise RayRunError(
                             f"ragloom-ray: {len(walked.files) - sink.files_done} files came "
                             "back from Ray without a result; nothing was written"
                         )
@@ -338,7 +343,7 @@ def _effective_spec(
 
     if spec is None:
         return absolute_cache_paths(dump_pipeline(ingestor.pipeline, registry=registry))
-    out = json.loads(json.dumps(spec))
+    out: dict[str, Any] = json.loads(json.dumps(spec))
     if cache is not None:
         out["cache"] = {"store": "sqlite", "path": cache}
     embedder = ingestor.embedder
@@ -480,9 +485,14 @@ def _unwrap(exc: BaseException) -> BaseException:
         line = next(line for line in text.splitlines() if marker in line)
         message = line[line.index(marker):]
         return MissingOnWorker(message) if "cannot build the pipeline" in message else (
-            RagloomError(message)
+            RayRunError(message)
         )
-    return RagloomError(f"ragloom-ray: the run on Ray failed: {type(exc).__name__}: {exc}")
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return RayRunError(
+        f"ragloom-ray: the run on Ray failed and nothing was written: {type(exc).__name__}: "
+        f"{first} (a batch failed on every attempt, e.g. its worker process died each time; "
+        "see the Ray logs)"
+    )
 
 
 class _Sink:

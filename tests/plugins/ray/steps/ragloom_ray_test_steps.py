@@ -46,3 +46,18 @@ class FailOn(PipelineStep[Any]):
         if self.marker in item.content:
             raise ValueError(f"refusing {item.id}: it holds {self.marker!r}")
         yield item
+
+
+class ExitAlways(PipelineStep[Any]):
+    """Kills the process (``os._exit``) on every item holding ``marker``: a poison input."""
+
+    output_model = None
+
+    def __init__(self, marker: str) -> None:
+        super().__init__(cache=False, name="ExitAlways")
+        self.marker = marker
+
+    async def transform(self, item: Any, context: Any) -> AsyncIterator[Any]:
+        if self.marker in item.content:
+            os._exit(18)
+        yield item
