@@ -119,6 +119,9 @@ async def cached_results(
                 yield await _window(part, step, routing, owners, compute, context, stats, pending)
                 pending.flush_if_due()
     finally:
+        aclose = getattr(windows, "aclose", None)
+        if aclose is not None:
+            await aclose()
         started = costs.clock()
         written = pending.flush()
         if written:

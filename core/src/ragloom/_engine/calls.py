@@ -276,14 +276,16 @@ def attempt_call(
 
 
 def _in_thread(raw: Callable[[Any], Any], timeout: float) -> Callable[[Any], Awaitable[Any]]:
-    """``raw`` run in a daemon thread per call; awaiting it gives up at ``timeout``.
+    """``raw`` run in a daemon thread per call, awaited without blocking the event loop.
 
-    The waiting is done by one of anyio's worker threads, bounded by the timeout, so no thread
-    that can block process exit is ever stuck; only the daemon thread may run on.
+    The thread wakes the waiting task through the loop's token when it is done. When the
+    deadline cancels the wait, the thread is left behind: it is a daemon, so a call that never
+    returns neither holds the run nor keeps the process from exiting.
     """
 
     async def run(item: Any) -> Any:
-        done = threading.Event()
+        done = anyio.Event()
+        token = anyio.lowlevel.current_token()
         box: list[tuple[bool, Any]] = []
 
         def target() -> None:
@@ -291,12 +293,13 @@ def _in_thread(raw: Callable[[Any], Any], timeout: float) -> Callable[[Any], Awa
                 box.append((True, raw(item)))
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
                 box.append((False, exc))
-            done.set()
+            try:
+                anyio.from_thread.run_sync(done.set, token=token)
+            except Exception:  # noqa: BLE001 - the run is over: nobody waits any more
+                pass
 
         threading.Thread(target=target, name="ragloom-step", daemon=True).start()
-        await anyio.to_thread.run_sync(done.wait, timeout + 1.0, abandon_on_cancel=True)
-        if not box:  # the deadline's cancellation normally comes first; this is a backstop
-            await anyio.sleep_forever()
+        await done.wait()
         ok, value = box[0]
         if ok:
             return value

@@ -136,3 +136,9 @@ async def pooled_results(
             pool.close()
             if pool.slots:
                 tg.cancel_scope.cancel()
+            # The upstream (maybe a pool of its own) is closed here, inside this task group,
+            # so that task groups are left in the order they were entered.
+            aclose = getattr(windows, "aclose", None)
+            if aclose is not None:
+                with anyio.CancelScope(shield=True):
+                    await aclose()

@@ -87,6 +87,7 @@ async def process_windows(
     finally:
         if not isinstance(pairs, tuple):
             await pairs.aclose()
+        await _close(upstream)
         stats.seconds += time.perf_counter() - started
     if observed:
         await context.emit(
@@ -220,9 +221,12 @@ async def _computed(
     compute: Callable[[list[Any]], Awaitable[list[Any]]],
     stats: Any,
 ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
-    async for window in upstream:
-        stats.items_in += len(window)
-        yield list(zip(window, await compute(window), strict=True))
+    try:
+        async for window in upstream:
+            stats.items_in += len(window)
+            yield list(zip(window, await compute(window), strict=True))
+    finally:
+        await _close(upstream)
 
 
 def _counter(stats: Any) -> Callable[[int], None]:
@@ -235,12 +239,23 @@ def _counter(stats: Any) -> Callable[[int], None]:
 async def _sequential(
     upstream: AsyncIterator[list[Any]], call: Callable[[Any], Any], is_async: bool, stats: Any
 ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
-    async for window in upstream:
-        stats.items_in += len(window)
-        if is_async:
-            yield [(item, await call(item)) for item in window]
-        else:
-            yield [(item, call(item)) for item in window]
+    try:
+        async for window in upstream:
+            stats.items_in += len(window)
+            if is_async:
+                yield [(item, await call(item)) for item in window]
+            else:
+                yield [(item, call(item)) for item in window]
+    finally:
+        await _close(upstream)
+
+
+async def _close(generator: Any) -> None:
+    """Close an upstream generator now, in this task (a pool's task group must be left by the
+    task that entered it, never later by the garbage collector)."""
+    aclose = getattr(generator, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 async def _release(item: Any, failure: Failure, context: Any, policy: Any, stats: Any) -> None:
