@@ -6,6 +6,8 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
+
 from ._construct import construct_chunks, construct_document
 from ._inputs import wrong_item
 from .context import ExecutionContext
@@ -359,7 +361,9 @@ def as_documents(source: str | Document | Iterable[str | Document]) -> list[Docu
     """
     if isinstance(source, str | Document):
         source = [source]
-    elif not isinstance(source, Iterable) or isinstance(source, bytes | dict):
+    elif not isinstance(source, Iterable) or isinstance(source, bytes | dict | BaseModel):
+        # A pydantic model (another framework's document) iterates over its fields: it is one
+        # wrong item, not a batch.
         raise wrong_item(source, "a str, a ragloom.Document, or an iterable of them")
     documents: list[Document] = []
     for item in source:

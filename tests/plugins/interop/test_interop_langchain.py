@@ -234,11 +234,6 @@ def test_a_ragloom_chunker_names_the_langchain_class_and_the_adapter() -> None:
     assert "ragloom_interop.langchain.from_langchain()" in str(info.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: Chunker.chunk iterates a single pydantic model (a LangChain Document) as if "
-    "it were a batch, so the error names 'tuple' instead of the LangChain class",
-)
 def test_a_single_langchain_document_given_to_a_ragloom_chunker() -> None:
     with pytest.raises(TypeError, match=LC_CLASS):
         RecursiveCharacterTextSplitter(chunk_size=50).chunk(LCDocument(page_content="text"))

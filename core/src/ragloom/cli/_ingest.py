@@ -372,8 +372,18 @@ def ingest_options(func: Any) -> Any:
     return func
 
 
+class InputPath(click.Path):
+    """A local file or folder that must exist, or a URI (``s3://bucket/docs``) passed on as it
+    is to an engine that reads such filesystems."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "://" in value:
+            return value
+        return super().convert(value, param, ctx)
+
+
 @click.command("ingest")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=InputPath(exists=True))
 @click.option(
     "--config",
     "-c",

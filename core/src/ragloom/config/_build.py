@@ -413,14 +413,20 @@ class _Dumper:
             component = getattr(step, "component", step)
             ref = self.registry.name_of(component)
             row = KINDS.get(ref[0]) if ref is not None else None
-            if ref is None or row is None or row.step_key is None:
+            if ref is None and component is step and _importable(type(step)):
+                # Not registered, but importable: written as an import (building it back
+                # needs allow_imports), with the arguments it was built with.
+                out["import"] = f"{type(step).__module__}:{type(step).__qualname__}"
+                params = dict(component.config()) or _plain_arguments(step)
+            elif ref is None or row is None or row.step_key is None:
                 raise ConfigurationError(
                     f"cannot write {type(component).__name__} to a spec: it is not a "
                     "registered step component (register it under an entry point, e.g. "
                     "ragloom.chunkers or ragloom.steps)"
                 )
-            out[row.step_key] = ref[1]
-            params = dict(component.config())
+            else:
+                out[row.step_key] = ref[1]
+                params = dict(component.config())
             if params:
                 out["params"] = params
         if step.name != type(step).__name__ and step.name != _default_name(step):
@@ -449,6 +455,31 @@ class _Dumper:
         if config:
             out["params"] = config
         return out
+
+
+def _importable(cls: type) -> bool:
+    return "<" not in cls.__qualname__ and cls.__module__ not in ("__main__", "builtins")
+
+
+def _plain_arguments(step: PipelineStep[Any]) -> dict[str, Any]:
+    """The arguments ``step`` was built with that rebuild it (plain data only)."""
+    import json
+
+    from ..identity import captured_arguments
+
+    out: dict[str, Any] = {}
+    for key, value in captured_arguments(step).items():
+        if key in step.identity_ignores:
+            continue
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            raise ConfigurationError(
+                f"cannot write {type(step).__name__} to a spec: its argument {key!r} is not "
+                "plain data; register the step, or give it a config()"
+            ) from None
+        out[key] = value
+    return out
 
 
 def _default_name(step: PipelineStep[Any]) -> str:

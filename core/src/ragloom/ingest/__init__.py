@@ -8,12 +8,14 @@
 
 from __future__ import annotations
 
+from ._files import FileDocuments, document_fingerprint, load_file, pipeline_identity
 from ._ingestor import (
     DEFAULT_MAX_FILE_SIZE,
     SEGMENT_CHARS,
     Ingestor,
     check_outputs,
     default_pipeline,
+    gone_documents,
     ingest,
 )
 from ._jsonl import AtomicJsonlWriter, OutputError, chunk_record
@@ -32,7 +34,12 @@ __all__ = [
     "Problem",
     "WalkProblem",
     "WalkResult",
+    "FileDocuments",
     "check_outputs",
+    "document_fingerprint",
+    "gone_documents",
+    "load_file",
+    "pipeline_identity",
     "chunk_record",
     "default_pipeline",
     "display_path",

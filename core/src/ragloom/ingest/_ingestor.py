@@ -8,17 +8,17 @@ more than one segment of documents.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, PluginNotFoundError
+from ._files import document_fingerprint, load_file, pipeline_identity
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
 from ._walk import InputFile, WalkResult, walk_inputs
@@ -304,7 +304,7 @@ class Ingestor:
             documents = run.documents(loaders, known if skip_unchanged else None)
             await run.drive(documents)
             if self.store is not None and self.sync:
-                report.deleted = self.store.delete(_gone(known, walked.files))
+                report.deleted = self.store.delete(gone_documents(known, walked.files))
             report.warnings.extend(run.warnings)
             if failures is not None:
                 with AtomicJsonlWriter(failures, flag="--failures") as failure_file:
@@ -332,20 +332,10 @@ class Ingestor:
     def _fingerprinter(self) -> Callable[[Document], str] | None:
         """``document -> fingerprint`` of what indexing it would produce (``None`` when the
         pipeline has no stable identity: then nothing is skipped as unchanged)."""
-        from ..identity import Uncacheable
-
-        try:
-            identity = hashlib.sha256(
-                "\n".join(step.config_hash for step in self.pipeline.walk()).encode()
-            ).hexdigest()
-        except Uncacheable:
+        identity = pipeline_identity(self.pipeline)
+        if identity is None:
             return None
-
-        def fingerprint(document: Document) -> str:
-            text = f"{identity}\n{document.content_hash}\n{document.content_format}"
-            return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-        return fingerprint
+        return lambda document: document_fingerprint(identity, document)
 
     # -- resources -------------------------------------------------------------------------
 
@@ -488,7 +478,7 @@ def _location(store: Any) -> str | None:
         return type(store).__name__
 
 
-def _gone(known: dict[str, str], files: list[InputFile]) -> list[str]:
+def gone_documents(known: Mapping[str, str], files: list[InputFile]) -> list[str]:
     """Stored document ids whose files are not among ``files`` (a file's documents are its id
     and ids derived from it with ``#``)."""
     present = {f.doc_id for f in files}
@@ -533,41 +523,17 @@ class _Run:
 
     def documents(self, loaders: Any, known: dict[str, str] | None) -> Iterator[Document]:
         """Read files one at a time; unusable ones become failures, empty ones are skipped."""
-        from ..loaders_builtin import read_source_file
-        from ..loading import LoadError
-
         report = self.report
         for index, file in enumerate(self.files):
-            try:
-                source = read_source_file(
-                    file.path, doc_id=file.doc_id, name=file.shown,
-                    max_bytes=self.ingestor.max_file_size,
-                    metadata={"source": file.shown},
-                )
-                if not source.data.strip():
-                    report.skipped.append(Problem(
-                        file.doc_id, file.shown, "read", "empty",
-                        "empty file" if not source.data else "file holds only whitespace",
-                    ))
-                    self._file_done(index, len(source.data))
-                    continue
-                documents = loaders.load(source)
-            except LoadError as exc:
-                report.failures.append(
-                    Problem(file.doc_id, file.shown, "read", type(exc).__name__, str(exc))
-                )
-                self._file_done(index, 0)
-                continue
-            report.bytes_read += len(source.data)
+            loaded = load_file(
+                file, loaders, max_file_size=self.ingestor.max_file_size,
+                skip_formats=self.ingestor.skip_formats,
+            )
+            report.skipped.extend(loaded.skipped)
+            report.failures.extend(loaded.failures)
+            report.bytes_read += loaded.bytes_read
             fed = 0
-            for document in documents:
-                note = self.ingestor.skip_formats.get(str(document.content_format))
-                if note is not None:
-                    report.skipped.append(Problem(document.id, file.shown, "read", "skipped", note))
-                    continue
-                meta = dict(document.metadata)
-                meta.setdefault("format", str(document.content_format))
-                document = document.model_copy(update={"metadata": meta})
+            for document in loaded.documents:
                 if self.fingerprint is not None:
                     print_ = self.fingerprint(document)
                     if known is not None and known.get(document.id) == print_:
@@ -575,12 +541,12 @@ class _Run:
                         continue
                     self.fingerprints[document.id] = print_
                 report.documents += 1
-                self.pending.append((document.id, index, len(source.data)))
+                self.pending.append((document.id, index, loaded.size))
                 self.open_docs[index] = self.open_docs.get(index, 0) + 1
                 fed += 1
                 yield document
             if not fed:
-                self._file_done(index, len(source.data))
+                self._file_done(index, loaded.size)
 
     # -- running ---------------------------------------------------------------------------
 

@@ -80,7 +80,15 @@ class AtomicJsonlWriter:
             ValueError: the record holds NaN or an infinity (nothing is written for it).
             OutputError: the file cannot be written (the temporary file is removed).
         """
-        line = self._dumps(record)
+        self.write_line(self._dumps(record))
+
+    def write_line(self, line: str) -> None:
+        """Append one record already encoded as one line of strict JSON (without its newline),
+        e.g. by a worker process with the same encoder.
+
+        Raises:
+            OutputError: the file cannot be written (the temporary file is removed).
+        """
         try:
             self._file.write(line)
             self._file.write("\n")

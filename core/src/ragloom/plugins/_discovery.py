@@ -153,9 +153,35 @@ def refresh_installed() -> None:
     """Forget the entry points read so far (after installing a plugin in this process)."""
     global _INSTALLED
     _INSTALLED = None
+    _PROVIDERS.clear()
+
+
+#: Providers and hook modules of the installed entry points, read once per entry-point set.
+_PROVIDERS: dict[str, tuple[Any, tuple[Any, ...]]] = {}
+
+
+def _cached(what: str, eps: Any, read: Any) -> tuple[Any, ...]:
+    """``read(eps)`` as a tuple, kept while ``eps`` is the cached installed set."""
+    if eps is not (_INSTALLED[1] if _INSTALLED else None):
+        return tuple(read(eps))
+    found = _PROVIDERS.get(what)
+    if found is None or found[0] is not eps:
+        found = _PROVIDERS[what] = (eps, tuple(read(eps)))
+    return found[1]
 
 
 def iter_providers(eps: Any = None) -> Iterable[Provider]:
+    """Every component entry point of every installed distribution, deduplicated (read once
+    per installed set: building a registry for every pipeline must stay cheap)."""
+    eps = eps if eps is not None else installed_entry_points()
+    for provider in _cached("providers", eps, _read_providers):
+        yield Provider(
+            provider.kind, provider.name, provider.value, provider.dist, provider.version,
+            entry_point=provider.entry_point, requires_core=provider.requires_core,
+        )
+
+
+def _read_providers(eps: Any) -> Iterable[Provider]:
     """Every component entry point of every installed distribution, deduplicated.
 
     An identical duplicate (same distribution, name and target, as editable installs can
@@ -182,6 +208,11 @@ def iter_providers(eps: Any = None) -> Iterable[Provider]:
 
 
 def iter_hook_modules(eps: Any = None) -> Iterable[tuple[str, str, EntryPoint]]:
+    eps = eps if eps is not None else installed_entry_points()
+    return iter(_cached("hooks", eps, _read_hook_modules))
+
+
+def _read_hook_modules(eps: Any) -> Iterable[tuple[str, str, EntryPoint]]:
     seen: set[tuple[str, str]] = set()
     eps = eps if eps is not None else installed_entry_points()
     for ep in eps.select(group=HOOK_GROUP):

@@ -85,6 +85,8 @@ class Registry:
         self._providers: dict[str, dict[str, list[Provider]]] = {k: {} for k in GROUPS}
         self._blocked: dict[str, dict[str, Provider]] = {k: {} for k in GROUPS}
         self._loaded: dict[tuple[str, str, str], Any] = {}
+        self._callers: dict[tuple[str, int], tuple[frozenset[int], Any]] = {}
+        self._implementers: dict[str, tuple[frozenset[int], list[tuple[str, Any]]]] = {}
         #: Components this registry built: id -> (component, kind, name), for dumping.
         self._made: dict[int, tuple[Any, str, str]] = {}
         #: Distributions set aside as broken, with the reason.
@@ -222,14 +224,28 @@ class Registry:
 
     def _caller(self, hook: str, plugin: Any) -> Any:
         """A pluggy caller of ``hook`` restricted to ``plugin`` (so pluggy's tracing and
-        monitoring see each call, and one plugin's error never stops another's call)."""
-        others = [p for p in self.pm.get_plugins() if p is not plugin]
-        return self.pm.subset_hook_caller(hook, remove_plugins=others)
+        monitoring see each call, and one plugin's error never stops another's call); made
+        once per plugin set."""
+        key = (hook, id(plugin))
+        found = self._callers.get(key)
+        if found is None or found[0] != self._plugin_set():
+            others = [p for p in self.pm.get_plugins() if p is not plugin]
+            found = (self._plugin_set(), self.pm.subset_hook_caller(hook, remove_plugins=others))
+            self._callers[key] = found
+        return found[1]
+
+    def _plugin_set(self) -> frozenset[int]:
+        return frozenset(id(p) for p in self.pm.get_plugins())
 
     def _hook_plugins(self, hook: str) -> list[tuple[str, Any]]:
         """``(name, plugin)`` of every registered plugin implementing ``hook``."""
-        caller = getattr(self.pm.hook, hook)
-        return [(impl.plugin_name, impl.plugin) for impl in caller.get_hookimpls()]
+        current = self._plugin_set()
+        found = self._implementers.get(hook)
+        if found is None or found[0] != current:
+            caller = getattr(self.pm.hook, hook)
+            found = (current, [(i.plugin_name, i.plugin) for i in caller.get_hookimpls()])
+            self._implementers[hook] = found
+        return found[1]
 
     def call_isolated(self, hook: str, **kwargs: Any) -> list[Any]:
         """Call ``hook`` on every plugin, each on its own, and return their answers (``None``

@@ -254,8 +254,7 @@ class _Driver:
 
     def run(self, report_type: Any, problem_type: Any) -> IngestReport:
         from ragloom.config import build_pipeline
-        from ragloom.ingest import AtomicJsonlWriter, Ingestor
-        from ragloom.ingest._files import pipeline_identity
+        from ragloom.ingest import AtomicJsonlWriter, Ingestor, gone_documents, pipeline_identity
         from ragloom.plugins import Registry
 
         from ._lines import LineWriter as _LineWriter
@@ -310,7 +309,7 @@ class _Driver:
                             "back from Ray without a result; nothing was written"
                         )
                     if store is not None and job.sync:
-                        report.deleted = store.delete(_gone(known, walked.files))
+                        report.deleted = store.delete(gone_documents(known, walked.files))
                     if job.failures is not None:
                         with AtomicJsonlWriter(job.failures) as failure_file:
                             for problem in report.failures:
@@ -593,11 +592,3 @@ def _location(store: Any) -> str:
     except Exception:  # noqa: BLE001 - only a label
         return type(store).__name__
 
-
-def _gone(known: Mapping[str, str], files: list[Any]) -> list[str]:
-    """Stored document ids whose files are not among ``files`` (as a local run decides)."""
-    present = {f.doc_id for f in files}
-    return [
-        doc_id for doc_id in known
-        if doc_id not in present and doc_id.split("#", 1)[0] not in present
-    ]

@@ -119,7 +119,7 @@ class IngestWorker:
     def process(self, files: list[tuple[int, Any]]) -> list[tuple[int, str, Any, Any]]:
         """The rows of ``files``: per file, its read problems, outputs, item failures,
         documents and the file's own row, in this order."""
-        from ragloom.ingest._files import document_fingerprint, load_file
+        from ragloom.ingest import document_fingerprint, load_file
 
         from ._fs import is_uri, read_uri_file
 

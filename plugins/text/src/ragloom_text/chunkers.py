@@ -171,7 +171,7 @@ class RecursiveCharacterTextSplitter(_SizedChunker):
         chunk_size: int = 500,
         chunk_overlap: int = 0,
         *,
-        separators: Sequence[str] | None = None,
+        separators: Sequence[str] | None = DEFAULT_SEPARATORS,
         is_separator_regex: bool = False,
         length_function: LengthSpec = "chars",
         cache: Any = None,
