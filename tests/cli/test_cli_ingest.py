@@ -306,3 +306,31 @@ def test_ragloom_script_on_path(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     check_chunks_against_sources(read_jsonl(out), SAMPLE_DOCS)
+
+
+def test_other_spellings_of_a_path_and_subfolders_hit_the_cache(cli, workdir: Path) -> None:
+    """What shapes a chunk is its text and format, not the path as typed: another spelling of
+    the folder, or one of its subfolders, replays every chunk, and the chunks carry the ids and
+    sources of this run."""
+    project = workdir / "proj"
+    shutil.copytree(SAMPLE_DOCS, project / "docs")
+    cache = str(workdir / "cache.sqlite")
+    first = cli("ingest", "proj/docs", "-o", "a.jsonl", "--cache", cache)
+    assert first.returncode == 0, first.stderr
+    elsewhere = workdir / "elsewhere"
+    elsewhere.mkdir()
+    for spelling, out in (("./proj/docs", "b.jsonl"), (str(project / "docs") + "/", "c.jsonl")):
+        again = cli("ingest", spelling, "-o", out, "--cache", cache)
+        assert "cache: 6 hits, 0 misses" in again.stdout, again.stdout
+        assert read_jsonl(workdir / out) == [
+            {**c, "metadata": {**c["metadata"], "source": c["metadata"]["source"].replace(
+                "proj/docs", spelling.rstrip("/"), 1)}}
+            for c in read_jsonl(workdir / "a.jsonl")
+        ]
+    sub = cli("ingest", "proj/docs/guides", "-o", "d.jsonl", "--cache", cache)
+    assert "cache: 2 hits, 0 misses" in sub.stdout
+    chunks = read_jsonl(workdir / "d.jsonl")
+    assert {c["parent"] for c in chunks} == {"caching.md", "getting-started.md"}
+    assert all(c["id"].startswith(c["parent"] + "#") for c in chunks)
+    assert all(c["metadata"]["source"].startswith("proj/docs/guides/") for c in chunks)
+    check_chunks_against_sources(chunks, project / "docs" / "guides")

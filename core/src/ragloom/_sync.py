@@ -8,6 +8,7 @@ a script, a notebook and a web handler.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -26,12 +27,15 @@ def in_running_loop() -> bool:
         return True
     except RuntimeError:
         pass
+    # Trio has no global loop object; a running trio task is the sign. trio is only looked up
+    # if something already imported it (sniffio is no longer an anyio dependency).
+    trio = sys.modules.get("trio")
+    if trio is None:
+        return False
     try:
-        import sniffio
-
-        sniffio.current_async_library()
+        trio.lowlevel.current_task()
         return True
-    except Exception:  # noqa: BLE001 - no async library here
+    except RuntimeError:
         return False
 
 

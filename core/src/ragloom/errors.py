@@ -11,6 +11,8 @@ __all__ = [
     "BrokenPluginError",
     "CacheCorruptError",
     "CacheError",
+    "CacheFullError",
+    "CacheReadOnlyError",
     "ComponentTypeError",
     "ConfigurationError",
     "IncompatiblePluginError",
@@ -71,6 +73,14 @@ class CacheError(RagloomError):
 
 class CacheCorruptError(CacheError):
     """A cache file is corrupt or was not written by ragloom."""
+
+
+class CacheReadOnlyError(CacheError):
+    """A cache cannot be written (a read-only file or folder): it can still be read."""
+
+
+class CacheFullError(CacheError):
+    """The disk holding a cache is full: nothing more can be written to it."""
 
 
 class PluginError(RagloomError):

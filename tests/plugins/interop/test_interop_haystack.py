@@ -180,11 +180,25 @@ class _Unregistered(Chunker):
         yield ChunkSpan(0, len(document.content))
 
 
-def test_an_unregistered_chunker_runs_but_cannot_be_saved() -> None:
+def test_an_importable_unregistered_chunker_is_saved_as_an_import() -> None:
     splitter = RagloomDocumentSplitter(_Unregistered())
+    data = splitter.to_dict()
+    assert data["init_parameters"]["chunker"]["import"].endswith(":_Unregistered")
+    rebuilt = RagloomDocumentSplitter.from_dict(data)
+    assert isinstance(rebuilt.chunker, _Unregistered)
+    chunks = rebuilt.run([HaystackDocument(content="abc")])["documents"]
+    assert [d.content for d in chunks] == ["abc"]
+
+
+def test_a_chunker_that_cannot_be_imported_runs_but_cannot_be_saved() -> None:
+    class Local(Chunker):  # defined in a function: nothing can import it again
+        def split(self, document: Document):
+            yield ChunkSpan(0, len(document.content))
+
+    splitter = RagloomDocumentSplitter(Local())
     chunks = splitter.run([HaystackDocument(content="abc")])["documents"]
     assert [d.content for d in chunks] == ["abc"]
-    with pytest.raises(SerializationError, match="registered under no ragloom.chunkers entry"):
+    with pytest.raises(SerializationError, match="cannot serialise its Local"):
         splitter.to_dict()
 
 

@@ -31,14 +31,20 @@ FLUSH_ENTRIES = 1024
 class _PendingWrites:
     """Finished items' cache entries not yet written, per store."""
 
-    __slots__ = ("count", "since", "stores")
+    __slots__ = ("count", "notes", "read_only", "since", "stores")
 
     def __init__(self) -> None:
         self.stores: dict[int, tuple[Any, list[Any]]] = {}
         self.count = 0
         self.since = time.monotonic()
+        #: Stores found read-only: they are still read, no longer written.
+        self.read_only: set[int] = set()
+        #: What to tell the run about them (taken by ``cached_results``).
+        self.notes: list[str] = []
 
     def add(self, store: Any, entry: Any) -> None:
+        if id(store) in self.read_only:
+            return
         group = self.stores.get(id(store))
         if group is None:
             group = self.stores[id(store)] = (store, [])
@@ -56,8 +62,16 @@ class _PendingWrites:
         stores, count = self.stores, self.count
         self.stores, self.count = {}, 0
         self.since = time.monotonic()
+        from ..errors import CacheReadOnlyError
+
         for store, entries in stores.values():
-            store.put_many(entries)
+            try:
+                store.put_many(entries)
+            except CacheReadOnlyError as exc:
+                self.read_only.add(id(store))
+                note = f"{exc}: the run replays what it holds and stores nothing new"
+                logging.getLogger("ragloom").warning("%s", note)
+                self.notes.append(note)
         return count
 
 
@@ -118,6 +132,9 @@ async def cached_results(
             for part in parts:
                 yield await _window(part, step, routing, owners, compute, context, stats, pending)
                 pending.flush_if_due()
+                while pending.notes:
+                    note = pending.notes.pop(0)
+                    await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
     finally:
         aclose = getattr(windows, "aclose", None)
         if aclose is not None:

@@ -11,8 +11,9 @@ import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from ..errors import CacheCorruptError, CacheError
+from ..errors import CacheCorruptError, CacheError, CacheFullError, CacheReadOnlyError
 from .base import CacheEntry, CacheInfo
 
 __all__ = ["SQLiteCacheStore", "cache_info", "open_cache"]
@@ -59,10 +60,21 @@ class SQLiteCacheStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise CacheError(
+                    f"cannot create the folder of cache file {self.path}: {exc.strerror or exc}"
+                ) from None
+        #: Whether the file can only be read (a replay-only cache: nothing new is written).
+        self.read_only = self.path.exists() and not _writable(self.path)
         try:
+            target: Any = self.path
+            if self.read_only:
+                target = f"{self.path.resolve().as_uri()}?mode=ro"
             conn = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+                target, timeout=timeout, isolation_level=None, check_same_thread=False,
+                uri=self.read_only,
             )
         except sqlite3.Error as exc:
             raise CacheError(f"cannot open cache file {self.path}: {exc}") from exc
@@ -70,6 +82,9 @@ class SQLiteCacheStore:
             self._init(conn, timeout)
         except sqlite3.DatabaseError as exc:
             conn.close()
+            plain = _plain_error(exc, self.path)
+            if plain is not None:
+                raise plain from exc
             raise CacheCorruptError(
                 f"{self.path} is not a usable ragloom cache ({exc}); delete the file or "
                 "choose another cache path"
@@ -112,6 +127,8 @@ class SQLiteCacheStore:
                 f"{self.path} has cache schema version {version}, this ragloom reads "
                 f"{SCHEMA_VERSION}; clear it with `ragloom cache clear` or delete the file"
             )
+        if self.read_only:
+            return
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         with contextlib.suppress(sqlite3.OperationalError):  # a read-only file has none
@@ -125,8 +142,9 @@ class SQLiteCacheStore:
             try:
                 yield self._conn
             except sqlite3.DatabaseError as exc:
-                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                    raise CacheError(f"cache {self.path} stayed locked: {exc}") from exc
+                plain = _plain_error(exc, self.path)
+                if plain is not None:
+                    raise plain from exc
                 raise CacheCorruptError(
                     f"cache file {self.path} is damaged ({exc}); delete it or run "
                     "`ragloom cache clear`"
@@ -165,6 +183,14 @@ class SQLiteCacheStore:
         return out
 
     def put_many(self, entries: Iterable[CacheEntry]) -> None:
+        """Write ``entries`` in one transaction.
+
+        Raises:
+            CacheReadOnlyError: the cache file cannot be written (it can still be read).
+            CacheFullError: the disk is full (the transaction is rolled back).
+        """
+        if self.read_only:
+            raise CacheReadOnlyError(f"cache file {self.path} is read-only")
         rows = [
             (
                 e.key,
@@ -261,6 +287,43 @@ class SQLiteCacheStore:
 
     def __repr__(self) -> str:
         return f"SQLiteCacheStore({str(self.path)!r})"
+
+
+#: SQLite's primary result codes for conditions that are not a damaged file.
+_READONLY, _BUSY, _LOCKED, _FULL, _CANTOPEN, _PERM, _IOERR = 8, 5, 6, 13, 14, 3, 10
+
+
+def _plain_error(exc: sqlite3.Error, path: Path) -> CacheError | None:
+    """The honest error for a healthy cache that cannot be used now (``None``: damaged)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc).lower()
+    if primary in (_READONLY, _PERM) or "readonly" in text or "read-only" in text:
+        return CacheReadOnlyError(f"cache file {path} is read-only ({exc})")
+    if primary == _FULL or "disk is full" in text or "database or disk is full" in text:
+        return CacheFullError(
+            f"the disk holding cache file {path} is full: free some space or use --no-cache "
+            "(the cache itself is intact)"
+        )
+    if primary in (_BUSY, _LOCKED) or "locked" in text:
+        return CacheError(
+            f"cache file {path} stayed locked by another process ({exc}); try again when it "
+            "is done"
+        )
+    if primary in (_CANTOPEN, _IOERR):
+        return CacheError(f"cannot use cache file {path}: {exc}")
+    return None
+
+
+def _writable(path: Path) -> bool:
+    """Whether ``path`` (and its folder, where SQLite keeps its journal) can be written; as
+    root, also whether any write bit is set (root ignores permissions)."""
+    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+        return False
+    if os.geteuid() == 0:
+        mode = path.stat().st_mode
+        return bool(mode & 0o222)
+    return True
 
 
 def open_cache(

@@ -67,12 +67,13 @@ def _adapter(name: str | None) -> Any:
 def on_asyncio() -> bool:
     """Whether the running event loop is asyncio's (DSPy's async path needs it: under trio
     the components run DSPy's synchronous path in a worker thread instead)."""
-    import sniffio
+    import asyncio
 
     try:
-        return sniffio.current_async_library() == "asyncio"
-    except sniffio.AsyncLibraryNotFoundError:
+        asyncio.get_running_loop()
+    except RuntimeError:
         return False
+    return True
 
 
 def _lm_identity(lm: Any) -> dict[str, Any]:

@@ -588,6 +588,10 @@ class StaticEncoder:
             return f"bundled:{BUNDLED_MODEL}"
         return str(self.folder)
 
+    def __ragloom_identity__(self) -> dict[str, str]:
+        """What a cache keys this encoder's results by: its model's files (not their path)."""
+        return {"model": model_digest(self.folder)}
+
     @property
     def model(self) -> StaticModel:
         if self._model is None:
