@@ -207,12 +207,9 @@ def _plan_table(plan: list[Any]) -> str:
         rows.append((str(i), route.sub_query, route.route, _score(route.score), "; ".join(notes)))
     if not rows:
         return "  (no sub-queries)"
-    widths = [max(len(h), *(len(r[c]) for r in rows)) for c, h in enumerate(headers)]
-    lines = []
-    for row in [headers, *rows]:
-        cells = [cell.ljust(widths[c]) for c, cell in enumerate(row)]
-        lines.append(("  " + "  ".join(cells)).rstrip())
-    return "\n".join(lines)
+    from .._display import render_table
+
+    return render_table(headers, rows, indent=2)
 
 
 async def _drive(pipeline: Pipeline[Any], questions: Iterator[str], printer: _InOrder) -> None:

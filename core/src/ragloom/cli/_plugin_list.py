@@ -73,14 +73,11 @@ def _provides_text(info: PluginInfo) -> str:
 
 
 def _table(infos: list[PluginInfo], errors: dict[str, dict[str, str]]) -> str:
+    from .._display import render_table
+
     headers = ("DISTRIBUTION", "VERSION", "STATUS", "PROVIDES")
     rows = [(i.dist, i.version, i.status, _provides_text(i)) for i in infos]
-    widths = [max(len(h), *(len(r[c]) for r in rows)) for c, h in enumerate(headers[:3])]
-    lines = []
-    for row in [headers, *rows]:
-        lines.append(
-            "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:3])) + "  " + row[3]
-        )
+    lines = [render_table(headers, rows)]
     notes = []
     for info in infos:
         if info.status in ("broken", "blocked") and info.reason:

@@ -31,8 +31,11 @@ CORE_DIST = "ragloom"
 
 
 def normalize_dist(name: str) -> str:
-    """PEP 503 normalized distribution name (``Ragloom_Text`` -> ``ragloom-text``)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """The normalized distribution name (``Ragloom_Text`` -> ``ragloom-text``), by
+    ``packaging.utils.canonicalize_name`` (imported on first use)."""
+    from packaging.utils import canonicalize_name
+
+    return str(canonicalize_name(name))
 
 
 def _split_env(value: str | None) -> frozenset[str]:
