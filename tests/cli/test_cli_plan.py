@@ -118,6 +118,14 @@ def test_plan_usage_and_configuration_errors_exit_2(cli, workdir: Path) -> None:
     assert run_out.returncode == 2 and "--out" in run_out.stderr
 
 
+def test_a_blank_question_is_a_usage_error_not_an_empty_plan(cli) -> None:
+    blank = cli("plan", "   ", "--json")
+    assert blank.returncode == 2 and "every QUESTION is blank" in blank.stderr
+    assert blank.stdout == ""
+    only_blank_lines = cli("plan", "-", input="\n   \n\t\n")
+    assert only_blank_lines.returncode == 2 and "only blank lines" in only_blank_lines.stderr
+
+
 def test_dspy_example_pipeline_is_a_valid_spec() -> None:
     from ragloom.config import load_spec
 
