@@ -259,3 +259,22 @@ class TestCsv(ChunkerContract):
 def run_kit_args(pytester: pytest.Pytester, body: str, *args: str) -> pytest.RunResult:
     pytester.makepyfile(test_subject=HEADER + body)
     return pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", *args)
+
+
+def test_without_hypothesis_the_generated_check_says_how_to_install_it(
+    pytester: pytest.Pytester,
+) -> None:
+    # As if hypothesis were not installed (its own pytest plugin left out too).
+    pytester.makeconftest("import sys\nsys.modules['hypothesis'] = None\n")
+    result = run_kit_args(
+        pytester,
+        """
+class TestGood(ChunkerContract):
+    @pytest.fixture
+    def chunker(self):
+        return Good(chunk_size=50)
+""",
+        "-p", "no:hypothesispytest",
+    )
+    result.assert_outcomes(passed=9, skipped=1, errors=1)
+    result.stdout.fnmatch_lines(["*generates documents with hypothesis*pip install hypothesis*"])

@@ -74,6 +74,7 @@ def text_documents(
 ) -> Any:
     """A strategy of :class:`Document` objects whose content is :func:`texts` of ``alphabet``,
     in one of ``formats``, with id ``"generated"`` and ``metadata``."""
+    content = texts(alphabet, max_tokens=max_tokens)  # says how to install hypothesis if needed
     from hypothesis import strategies as st
 
     meta = {"source": "ragloom.testing.generated"} if metadata is None else metadata
@@ -81,7 +82,7 @@ def text_documents(
         lambda text, fmt: Document(
             id="generated", content=text, content_format=fmt, metadata=dict(meta)
         ),
-        texts(alphabet, max_tokens=max_tokens),
+        content,
         st.sampled_from(sorted(str(f) for f in formats)),
     )
 
