@@ -262,9 +262,8 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
     registry = Registry()
     try:
         engine = registry.create("engine", settings.engine or "")
-    except PluginNotFoundError as exc:
-        hint = " (pip install ragloom-ray)" if settings.engine == "ray" else ""
-        raise ConfigurationError(f"{exc}{hint}") from None
+    except PluginNotFoundError as exc:  # names the plugin to install when it is ragloom's own
+        raise ConfigurationError(str(exc)) from None
     spec = None
     pipeline = _build(settings)
     if pipeline is not None:
