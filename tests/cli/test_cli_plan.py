@@ -110,12 +110,56 @@ def test_plan_usage_and_configuration_errors_exit_2(cli, workdir: Path) -> None:
     routes = workdir / "routes.json"
     routes.write_text('{"routes": [{"name": "a", "keywords": ["x"]}], "extra": 1}', "utf-8")
     bad = cli("plan", "--routes", routes, "q")
-    assert bad.returncode == 2 and "unknown keys 'extra'" in bad.stderr
+    assert bad.returncode == 2 and "routes.json: unknown key 'extra'" in bad.stderr
     assert "Traceback" not in bad.stderr
     both = cli("plan", "--routes", routes, "--config", PIPELINES / "plan-rules.toml", "q")
     assert both.returncode == 2
     run_out = cli("run", PIPELINES / "plan-rules.toml", "q", "--out", "x.jsonl")
     assert run_out.returncode == 2 and "--out" in run_out.stderr
+
+
+def test_a_blank_question_is_a_usage_error_not_an_empty_plan(cli) -> None:
+    blank = cli("plan", "   ", "--json")
+    assert blank.returncode == 2 and "every QUESTION is blank" in blank.stderr
+    assert blank.stdout == ""
+    only_blank_lines = cli("plan", "-", input="\n   \n\t\n")
+    assert only_blank_lines.returncode == 2 and "only blank lines" in only_blank_lines.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "default_route: general\nroutes:\n  - name: installation\n    keyword: [pip]\n"
+            "  - name: general\n",
+            "routes.yaml: route 'installation' (routes[0]) is invalid: unknown key 'keyword' "
+            "(did you mean 'keywords'?",
+        ),
+        (
+            "default_route: general\nroute:\n  - name: general\n",
+            "routes.yaml: unknown key 'route' (did you mean 'routes'?)",
+        ),
+        ("routes:\n  - installation\n", "routes.yaml: routes[0] is a str, not a mapping"),
+        ("routes: {name: a}\n", "routes.yaml: 'routes' is a dict"),
+        (
+            "routes:\n  - name: a\n    keywords: [x]\n    weight: -1\n",
+            "routes.yaml: route 'a' (routes[0]) is invalid: weight",
+        ),
+        (
+            "default_route: general\nroutes:\n  - name: a\n    keywords: [x]\n",
+            "routes.yaml: default_route 'general' is not one of the routes",
+        ),
+    ],
+)
+def test_route_file_errors_name_the_file_and_key(
+    cli, workdir: Path, text: str, message: str
+) -> None:
+    (workdir / "routes.yaml").write_text(text, encoding="utf-8")
+    for command in ("plan", "search"):
+        proc = cli(command, "--routes", "routes.yaml", "how do I install it")
+        assert proc.returncode == 2, proc.stderr
+        assert f"ragloom: error: {message}" in proc.stderr, proc.stderr
+        assert "query.router" not in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_dspy_example_pipeline_is_a_valid_spec() -> None:

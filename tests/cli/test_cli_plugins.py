@@ -109,7 +109,20 @@ def test_missing_click_gives_a_clear_message() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert "install ragloom[cli]" in proc.stderr
+    assert "needs click, which is not installed" in proc.stderr
+    assert "pip install './core[cli]'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_rich_gives_a_clear_message() -> None:
+    code = (
+        "import sys; sys.modules['rich'] = None\n"
+        "from ragloom.cli import main\n"
+        "sys.exit(main(['plugins']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "needs rich, which is not installed" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -224,7 +224,7 @@ def test_config_hash_is_stable_across_processes() -> None:
         "from ragloom import FunctionStep, Policy\n"
         "from ragloom.filters import ContentFormatFilter\n"
         "from ragloom import RoutedStep\n"
-        "r = RoutedStep().route(ContentFormatFilter(include_formats=['md', 'x']), "
+        "r = RoutedStep().route(ContentFormatFilter(include_formats=['md', 'x-custom']), "
         "FunctionStep(len)).default(FunctionStep(str))\n"
         "print(r.config_hash)\n"
     )

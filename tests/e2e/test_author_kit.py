@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def test_example_plugin_wheel_passes_the_kit_and_runs_from_a_config(
     env: Env, tmp_path: Path
 ) -> None:
     example = REPO / "examples" / "plugin-acme"
-    env.pip(str(build_wheel(example, tmp_path)))
+    env.pip(f"{build_wheel(example, tmp_path)}[test]")
     listed = subprocess.run(
         [str(env.bin / "ragloom"), "plugins", "--json"],
         capture_output=True,
@@ -57,20 +58,32 @@ def test_example_plugin_wheel_passes_the_kit_and_runs_from_a_config(
 
 
 def test_generated_plugin_installs_registers_and_passes(env: Env, tmp_path: Path) -> None:
+    """A plugin with a component of every kind, installed as its README says (the core from a
+    wheel built from this checkout, then the plugin with its test extra): its tests pass."""
+    from ragloom.cli._template import TEMPLATES
+
+    kinds = [arg for kind in TEMPLATES for arg in ("--kind", kind.replace("_", "-"))]
     subprocess.run(
-        [str(env.bin / "ragloom"), "new-plugin", "acme-widgets", "-d", str(tmp_path)],
+        [str(env.bin / "ragloom"), "new-plugin", "acme-widgets", *kinds, "-d", str(tmp_path)],
         check=True,
         capture_output=True,
         text=True,
     )
     root = tmp_path / "acme-widgets"
-    env.pip(str(build_wheel(root, tmp_path)))
+    env.pip(f"{build_wheel(root, tmp_path)}[test]")
     proc = _pytest(env, root / "tests")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert " passed" in proc.stdout and "failed" not in proc.stdout
     listed = subprocess.run(
-        [str(env.bin / "ragloom"), "plugins", "--json"],
+        [str(env.bin / "ragloom"), "plugins", "--check", "--json"],
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout
-    assert "acme-widgets-paragraphs" in listed and "acme-widgets-words" in listed
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    (plugin,) = [
+        p for p in json.loads(listed.stdout)["plugins"] if p["distribution"] == "acme-widgets"
+    ]
+    assert plugin["status"] == "loaded"
+    assert set(plugin["provides"]) == set(TEMPLATES)
+    assert "acme-widgets-paragraphs" in plugin["provides"]["chunker"]
+    assert "acme-widgets-words" in plugin["provides"]["router"]

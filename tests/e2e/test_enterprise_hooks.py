@@ -17,7 +17,9 @@ def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Env:
     out = tmp_path_factory.mktemp("audit-wheels")
     wheels = [str(build_wheel(PLUGINS / "audit", out))]
     wheels += [str(build_wheel(REPO / "plugins" / name, out)) for name in ("text", "rules")]
-    return make_env(tmp_path_factory.mktemp("venv"), wheelhouse, *wheels, "click>=8.1")
+    core = next(wheelhouse.glob("ragloom-*.whl"))
+    # the core with its cli extra (click, rich), as the README installs it
+    return make_env(tmp_path_factory.mktemp("venv"), wheelhouse, *wheels, f"{core}[cli]")
 
 
 def _records(log: Path) -> list[dict]:

@@ -108,6 +108,74 @@ class Not(Filter[T]):
         return {"not": self.part.describe()}
 
 
+#: The prefix of custom format names a filter accepts without any loader producing them.
+CUSTOM_PREFIX = "x-"
+
+_PRODUCED: tuple[object, frozenset[str]] | None = None
+
+
+def produced_formats() -> frozenset[str]:
+    """The content formats the installed loaders declare they produce (their ``produces``),
+    read once per installed set of plugins; a loader that cannot be loaded is left out."""
+    global _PRODUCED
+    from .plugins import Registry
+    from .plugins._discovery import installed_entry_points
+
+    installed = installed_entry_points()
+    if _PRODUCED is not None and _PRODUCED[0] is installed:
+        return _PRODUCED[1]
+    import logging
+
+    logger = logging.getLogger("ragloom")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # broken plugins are reported where they are used
+    try:
+        registry = Registry()
+    finally:
+        logger.setLevel(level)
+    found: set[str] = set()
+    for name in registry.names("loader"):
+        try:
+            produces = getattr(registry.resolve("loader", name), "produces", ()) or ()
+        except Exception:  # noqa: BLE001 - a broken loader produces nothing here
+            continue
+        found.update(str(ContentFormat.coerce(f)) for f in produces if isinstance(f, str))
+    _PRODUCED = (installed, frozenset(found))
+    return _PRODUCED[1]
+
+
+def _unknown_format(value: str, fmt: str, name: str) -> ConfigurationError:
+    import difflib
+
+    from .loaders_builtin import CODE_LANGUAGES
+    from .models import FORMAT_ALIASES
+
+    known = sorted(str(f) for f in ContentFormat)
+    produced = sorted(produced_formats() - set(known))
+    languages = {suffix.lstrip("."): lang for suffix, lang in CODE_LANGUAGES.items()}
+    languages.update({lang: lang for lang in CODE_LANGUAGES.values()})
+    if fmt in languages:
+        language = languages[fmt]
+        hint = (
+            f" (source files are 'code', their language is in metadata['language']: match "
+            f"them with MetadataFilter(language={language!r}), in a pipeline file "
+            f'{{ metadata = {{ language = "{language}" }} }})'
+        )
+    else:
+        names = {**{k: k for k in [*known, *produced]}, **FORMAT_ALIASES}
+        close = difflib.get_close_matches(fmt, list(names), n=3)
+        suggestions = list(dict.fromkeys(names[c] for c in close))
+        hint = f" (did you mean {' or '.join(map(repr, suggestions))}?)" if suggestions else ""
+    more = f"; from installed loaders: {', '.join(produced)}" if produced else ""
+    short = ", ".join(a for a in FORMAT_ALIASES if "/" not in a)
+    return ConfigurationError(
+        f"ContentFormatFilter.{name}: unknown content format {value!r}{hint}. Known formats: "
+        f"{', '.join(known)} (also written {short}, or as MIME types){more}. A format of your "
+        f"own is accepted when an installed loader produces it, or when its name starts with "
+        f"{CUSTOM_PREFIX!r} (e.g. {CUSTOM_PREFIX + fmt!r})"
+    )
+
+
 def _formats(values: Iterable[str] | str | None, name: str) -> frozenset[str] | None:
     if values is None:
         return None
@@ -117,12 +185,24 @@ def _formats(values: Iterable[str] | str | None, name: str) -> frozenset[str] | 
     for value in values:
         if not isinstance(value, str) or not value.strip():
             raise ConfigurationError(f"ContentFormatFilter.{name} must hold non-empty strings")
-        out.add(str(ContentFormat.coerce(value)))
+        fmt = str(ContentFormat.coerce(value))
+        known = fmt in ContentFormat._value2member_map_ or fmt.startswith(CUSTOM_PREFIX)
+        if not known and fmt not in produced_formats():
+            raise _unknown_format(value, fmt, name)
+        out.add(fmt)
     return frozenset(out)
 
 
 class ContentFormatFilter(Filter[Any]):
-    """Matches items by ``content_format``; custom format strings are accepted."""
+    """Matches items by ``content_format``.
+
+    A format is named by its well-known name (``markdown``), one of its other names
+    (:data:`ragloom.models.FORMAT_ALIASES`: ``md``, ``htm``, ``txt``, ``text/html``...), a
+    format an installed loader produces (its ``produces``), or a custom name starting with
+    ``x-``. Any other name is refused with a ``ConfigurationError`` that suggests the closest
+    ones: a misspelt format would otherwise match nothing and send every item to the default
+    route.
+    """
 
     requires_content = False
 

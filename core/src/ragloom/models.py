@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import hashlib
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["ContentFormat", "Document"]
+__all__ = ["FORMAT_ALIASES", "ContentFormat", "Document"]
 
 
 class ContentFormat(StrEnum):
@@ -28,14 +29,44 @@ class ContentFormat(StrEnum):
 
     @classmethod
     def coerce(cls, value: str) -> str:
-        """Return the enum member for a well-known format, else the lower-cased string."""
+        """The enum member for a well-known format or one of its aliases
+        (:data:`FORMAT_ALIASES`: ``md`` is ``markdown``), else the stripped, lower-cased string
+        (a custom format)."""
         if isinstance(value, ContentFormat):
             return value
         text = value.strip().lower()
         try:
-            return cls(text)
+            return cls(FORMAT_ALIASES.get(text, text))
         except ValueError:
             return text
+
+
+#: Other names of the well-known formats (file suffixes, MIME types, spellings), each the
+#: same format under another name. Source-code languages are no aliases of ``code``: a source
+#: file's language is in its ``metadata["language"]``.
+FORMAT_ALIASES: MappingProxyType[str, str] = MappingProxyType(
+    {
+        "txt": "text",
+        "plain": "text",
+        "plaintext": "text",
+        "plain-text": "text",
+        "text/plain": "text",
+        "md": "markdown",
+        "mdown": "markdown",
+        "mkd": "markdown",
+        "mkdn": "markdown",
+        "text/markdown": "markdown",
+        "text/x-markdown": "markdown",
+        "rest": "rst",
+        "restructuredtext": "rst",
+        "text/x-rst": "rst",
+        "htm": "html",
+        "xhtml": "html",
+        "text/html": "html",
+        "application/xhtml+xml": "html",
+        "application/json": "json",
+    }
+)
 
 
 class Document(BaseModel):

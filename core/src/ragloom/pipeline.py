@@ -272,36 +272,131 @@ class Pipeline(Generic[T]):
                     )
                 )
 
-    async def run(self, inputs: Iterable[Any] | AsyncIterable[Any] | None = None) -> RunResult[T]:
+    async def run(
+        self,
+        inputs: Iterable[Any] | AsyncIterable[Any] | None = None,
+        *,
+        show_progress: bool = False,
+    ) -> RunResult[T]:
         """Run to completion; return outputs with failures and per-step counts.
 
         ``inputs`` feeds the root step when the graph has no source of its own (e.g. a pipeline
-        built by ``MultiQueryRoutingPipeline``).
+        built by ``MultiQueryRoutingPipeline``). ``show_progress=True`` shows a progress bar on
+        stderr (a rich bar on a terminal or in a notebook, plain lines otherwise): the inputs
+        taken in, out of ``len(inputs)`` when it has one, with the outputs and failures so far.
+        It needs the rich library (it comes with ``ragloom[cli]``).
 
         Raises:
             TypeError: an input is not of the type the first step takes (named in full).
             ItemProcessingError: an item failed under ``on_failure = "abort"``.
+            ModuleNotFoundError: ``show_progress=True`` without rich installed.
         """
+        counter: _Counted | None = None
+        if show_progress:
+            from ._display import require_rich
+
+            require_rich()
+            counter = _Counted(inputs)
+            inputs = counter.items
         context = self.context(inputs)
         started = time.perf_counter()
         outputs: list[T] = []
+        shown = _shown(counter, context, outputs) if counter is not None else None
         windows = self._windows(context)
         try:
             async for window in windows:
                 outputs.extend(window)
+                if shown is not None:
+                    shown.show()
         finally:
             await windows.aclose()  # type: ignore[attr-defined]
+            if shown is not None:
+                shown.close()
         seconds = time.perf_counter() - started
         return RunResult(
             outputs, failed=list(context.failures), steps=dict(context.stats), seconds=seconds
         )
 
-    def run_sync(self, inputs: Iterable[Any] | None = None) -> RunResult[T]:
+    def run_sync(
+        self, inputs: Iterable[Any] | None = None, *, show_progress: bool = False
+    ) -> RunResult[T]:
         """:meth:`run` from synchronous code: a script, or a notebook (inside a running event
         loop it runs on a fresh loop in a helper thread)."""
         from ._sync import run_sync
 
-        return run_sync(self.run, inputs)
+        if not show_progress:
+            return run_sync(self.run, inputs)
+        return run_sync(self._run_shown, inputs)
+
+    async def _run_shown(self, inputs: Iterable[Any] | None) -> RunResult[T]:
+        return await self.run(inputs, show_progress=True)
+
+
+class _Counted:
+    """The inputs of a run, counted as the pipeline takes them."""
+
+    def __init__(self, inputs: Iterable[Any] | AsyncIterable[Any] | None) -> None:
+        self.taken = 0
+        self.total: int | None = None
+        self.items: Iterable[Any] | AsyncIterable[Any] | None = None
+        if inputs is None:
+            return
+        try:
+            self.total = len(inputs)  # type: ignore[arg-type]
+        except TypeError:
+            self.total = None
+        if isinstance(inputs, AsyncIterable):
+            self.items = self._acount(inputs)
+        elif isinstance(inputs, Iterable) and not isinstance(inputs, str | bytes):
+            self.items = self._count(inputs)
+        else:
+            self.items = inputs  # refused by the source, with its own message
+
+    def _count(self, inputs: Iterable[Any]) -> Iterator[Any]:
+        for item in inputs:
+            self.taken += 1
+            yield item
+
+    async def _acount(self, inputs: AsyncIterable[Any]) -> AsyncIterator[Any]:
+        async for item in inputs:
+            self.taken += 1
+            yield item
+
+
+class _Shown:
+    """A run's progress display: inputs taken in (or outputs, for a pipeline with its own
+    source), updated as each window of outputs is released."""
+
+    def __init__(
+        self, counter: _Counted, context: ExecutionContext, outputs: list[Any], progress: Any
+    ) -> None:
+        self.counter = counter
+        self.context = context
+        self.outputs = outputs
+        self.progress = progress
+
+    def show(self) -> None:
+        failed = len(self.context.failures)
+        if self.counter.items is None:
+            self.progress.update(len(self.outputs), note=f"{failed} failed")
+        else:
+            self.progress.update(
+                self.counter.taken, note=f"{len(self.outputs)} outputs, {failed} failed"
+            )
+
+    def close(self) -> None:
+        self.show()
+        self.progress.close()
+
+
+def _shown(counter: _Counted, context: ExecutionContext, outputs: list[Any]) -> _Shown:
+    from ._display import Progress
+
+    if counter.items is None:
+        progress = Progress(None, label="outputs")
+    else:
+        progress = Progress(counter.total, label="inputs")
+    return _Shown(counter, context, outputs, progress)
 
 
 def _input_check(root: PipelineStep[Any]) -> Any:

@@ -27,23 +27,38 @@ def coerce_route(index: int, entry: Any, model: type[M]) -> M:
     """Route ``index`` of a router's configuration as a ``model`` instance.
 
     Accepts an instance or a mapping (from code or a config file); anything else, or a mapping
-    that does not validate, raises ``ConfigurationError`` naming the route and each problem.
+    that does not validate, raises ``ConfigurationError`` naming the route, where it is
+    (``routes[2]``) and each problem; an unknown key gets the closest valid ones suggested.
     """
     if isinstance(entry, model):
         return entry
     if not isinstance(entry, Mapping):
         raise ConfigurationError(
-            f"route {index} must be a {model.__name__} or a mapping, got {type(entry).__name__}"
+            f"routes[{index}] must be a {model.__name__} or a mapping, got {type(entry).__name__}"
         )
     try:
         return model.model_validate(dict(entry))
     except ValidationError as exc:
         label = entry.get("name", index)
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'route'}: {err['msg']}"
-            for err in exc.errors()
-        )
-        raise ConfigurationError(f"route {label!r} is invalid: {problems}") from None
+        keys = [field.alias or name for name, field in model.model_fields.items()]
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"]) or "route"
+            if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
+                problems.append(_unknown_key(where, keys))
+            else:
+                problems.append(f"{where}: {err['msg']}")
+        raise ConfigurationError(
+            f"route {label!r} (routes[{index}]) is invalid: {'; '.join(problems)}"
+        ) from None
+
+
+def _unknown_key(key: str, keys: Sequence[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(keys), n=2)
+    hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+    return f"unknown key {key!r} ({hint}a route's keys: {', '.join(keys)})"
 
 
 class RetrieveSpec(BaseModel):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docling_core.types.doc import DoclingDocument
+from docling_core.types.doc import DocItemLabel, DoclingDocument
 from ragloom import Chunker, Document
 from ragloom.testing import ChunkerContract, run_step
 from ragloom_docling import DoclingChunker
@@ -21,6 +21,7 @@ from ragloom_docling import DoclingChunker
 class TestDoclingChunkerContract(ChunkerContract):
     lossless = False
     slices = False
+    generated_examples = 25
 
     @pytest.fixture
     def chunker(self) -> Chunker:
@@ -38,6 +39,34 @@ class TestDoclingChunkerContract(ChunkerContract):
 
     def make_documents(self, chunker: Chunker) -> list[Document]:
         return list(self.documents)
+
+    @pytest.fixture
+    def document_strategy(self) -> Any:
+        """Docling documents of generated headings and paragraphs (the kit's hook for formats
+        of one's own): the lineage, size and ``span_kind`` checks run on them."""
+        from hypothesis import strategies as st
+        from ragloom.testing import texts
+
+        words = texts("abcXYZ 019.,;:!?-()", max_tokens=30).filter(str.strip)
+        # Any mix of headings and paragraphs, ending with a paragraph (a document of headings
+        # alone has no body text: the chunker refuses it, by design).
+        blocks = st.builds(
+            lambda parts, last: [*parts, (False, last)],
+            st.lists(st.tuples(st.booleans(), words), max_size=11),
+            words,
+        )
+
+        def build(parts: list[tuple[bool, str]]) -> Document:
+            doc = DoclingDocument(name="generated")
+            for heading, text in parts:
+                if heading:
+                    doc.add_heading(text, level=1)
+                else:
+                    doc.add_text(DocItemLabel.TEXT, text)
+            return Document(id="generated", content=doc.model_dump_json(),
+                            content_format="docling")
+
+        return blocks.map(build)
 
     def test_docling_items_map_back(
         self, chunker: Chunker, check: Callable[..., None]

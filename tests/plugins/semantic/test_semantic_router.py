@@ -170,7 +170,7 @@ def test_single_route_router() -> None:
         ({"routes": ROUTES, "threshold": "high"}, "threshold"),
         ({"routes": ROUTES, "default_route": ""}, "default_route"),
         ({"routes": ROUTES, "model_path": "/nonexistent/model"}, "not a local folder"),
-        ({"routes": [1]}, "route 0 must be"),
+        ({"routes": [1]}, r"routes\[0\] must be"),
     ],
 )
 def test_bad_parameters_raise_configuration_errors(kwargs, message) -> None:

@@ -16,21 +16,30 @@ from collections.abc import Sequence
 
 __all__ = ["CLI_MISSING", "main"]
 
+#: The libraries of the ``cli`` extra, by import name.
+CLI_LIBRARIES = ("click", "rich")
+
 CLI_MISSING = (
-    "the ragloom command needs click, which is not installed: "
-    "install ragloom[cli] (pip install 'ragloom[cli]')"
+    "the ragloom command needs {missing}, which is not installed: install the cli extra of "
+    "ragloom (from a ragloom checkout: pip install './core[cli]')"
 )
 
 _PLUGINS_FLAGS = frozenset({"--json", "--check", "--load"})
 
 
-def _click_missing() -> bool:
+def _missing_libraries() -> list[str]:
+    """The libraries of the ``cli`` extra that cannot be imported."""
     import importlib.util
 
-    try:
-        return importlib.util.find_spec("click") is None
-    except (ImportError, ValueError):  # a None entry in sys.modules, a broken finder
-        return True
+    missing = []
+    for name in CLI_LIBRARIES:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a None entry in sys.modules, a broken finder
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
 
 
 def _plugins_fast(flags: list[str]) -> int:
@@ -51,8 +60,9 @@ def _plugins_fast(flags: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``ragloom`` command with ``argv`` (default: ``sys.argv[1:]``); return the status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if _click_missing():
-        sys.stderr.write(f"ragloom: {CLI_MISSING}\n")
+    missing = _missing_libraries()
+    if missing:
+        sys.stderr.write(f"ragloom: {CLI_MISSING.format(missing=' and '.join(missing))}\n")
         return 2
     if args and args[0] == "plugins" and set(args[1:]) <= _PLUGINS_FLAGS:
         return _plugins_fast(args[1:])

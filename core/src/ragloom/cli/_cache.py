@@ -7,8 +7,8 @@ import os
 
 import click
 
+from .._display import format_bytes
 from ._app import EXIT_OK
-from ._progress import format_bytes
 
 __all__ = ["cache"]
 
@@ -69,10 +69,11 @@ def info(path: str, as_json: bool) -> int:
         f"({format_bytes(os.path.getsize(path))} on disk)"
     )
     if details.steps:
+        from .._display import render_table
+
         click.echo("per step:")
-        width = max(len(step) for step in details.steps)
-        for step, count in sorted(details.steps.items()):
-            click.echo(f"  {step.ljust(width)}  {count}")
+        rows = [(step, str(count)) for step, count in sorted(details.steps.items())]
+        click.echo(render_table(("STEP", "ENTRIES"), rows, indent=2))
     return EXIT_OK
 
 

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from .._display import format_bytes
 from ._app import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error, interrupted
-from ._progress import Progress, format_bytes
 
 if TYPE_CHECKING:
     from ..config import PipelineSpec, StepSpec
-    from ..ingest import IngestProgress, IngestReport
+    from ..ingest import IngestReport
     from ..pipeline import Pipeline
 
 __all__ = [
@@ -146,24 +145,11 @@ def _build(settings: IngestSettings) -> Pipeline[Any] | None:
     return build_pipeline(spec, source=settings.config, allow_imports=settings.allow_imports)
 
 
-class _Shown:
-    """Progress on stderr, driven by the ingestor's callbacks."""
+def _shown(settings: IngestSettings) -> Any:
+    """Progress on stderr (none with --quiet or --json), driven by the ingestor's callbacks."""
+    from ..ingest._ingestor import ShownProgress
 
-    def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet
-        self.progress: Progress | None = None
-
-    def __call__(self, update: IngestProgress) -> None:
-        if self.quiet:
-            return
-        if self.progress is None:
-            self.progress = Progress(update.total, label="files", stream=sys.stderr)
-        progress = self.progress
-        progress.advance(update.done - progress.done, update.bytes_read - progress.bytes)
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.close()
+    return ShownProgress(quiet=settings.quiet or settings.as_json)
 
 
 def _summary(report: IngestReport) -> str:
@@ -233,7 +219,7 @@ def run_ingest(settings: IngestSettings) -> int:
         return _run_on_engine(settings, out, cache)
     pipeline = _build(settings)
     store = None
-    shown = _Shown(settings.quiet or settings.as_json)
+    shown = _shown(settings)
     try:
         if settings.index is not None:
             from ._index import open_index
@@ -276,9 +262,8 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
     registry = Registry()
     try:
         engine = registry.create("engine", settings.engine or "")
-    except PluginNotFoundError as exc:
-        hint = " (pip install ragloom-ray)" if settings.engine == "ray" else ""
-        raise ConfigurationError(f"{exc}{hint}") from None
+    except PluginNotFoundError as exc:  # names the plugin to install when it is ragloom's own
+        raise ConfigurationError(str(exc)) from None
     spec = None
     pipeline = _build(settings)
     if pipeline is not None:
@@ -293,7 +278,7 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
         chunk_size=settings.chunk_size, length_function=settings.length,
         allow_imports=settings.allow_imports, options=dict(settings.engine_options or {}),
     )
-    shown = _Shown(settings.quiet or settings.as_json)
+    shown = _shown(settings)
     try:
         report = engine.ingest(job, on_progress=shown)
     except KeyboardInterrupt as exc:

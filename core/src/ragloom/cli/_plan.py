@@ -47,28 +47,67 @@ DEFAULT_ROUTER = "ragloom-rules:sample"
 ROUTES_ROUTER = "ragloom-rules:keyword"
 
 
+#: The keys of a routes file.
+ROUTES_KEYS = ("routes", "default_route", "description")
+
+
 def load_routes(path: str) -> dict[str, Any]:
-    """Read a route set (JSON, YAML or TOML): ``routes`` (a list) and ``default_route``."""
+    """Read a route set (JSON, YAML or TOML): ``routes`` (a list) and ``default_route``.
+
+    Errors name the file and the key at fault (``routes[2]``), with the closest valid keys for
+    a misspelt one.
+    """
+    import difflib
+
     from ..config import read_data_file
     from ..errors import ConfigurationError
 
     file = Path(path)
     data = read_data_file(file, what="routes", default_format="json")
-    if not isinstance(data, dict) or not isinstance(data.get("routes"), list):
-        raise ConfigurationError(
-            f"{file}: a routes file is a mapping with a 'routes' list (each route: name, "
-            "keywords, patterns, weight) and an optional 'default_route'"
-        )
-    unknown = sorted(set(data) - {"routes", "default_route", "description"})
+    shape = (
+        "a routes file is a mapping with a 'routes' list (each route: name, keywords, patterns, "
+        "weight) and an optional 'default_route'"
+    )
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"{file}: {shape}, not a {type(data).__name__}")
+    unknown = sorted(set(data) - set(ROUTES_KEYS))
     if unknown:
+        notes = []
+        for key in unknown:
+            close = difflib.get_close_matches(str(key), ROUTES_KEYS, n=1)
+            notes.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         raise ConfigurationError(
-            f"{file}: unknown keys {', '.join(map(repr, unknown))} (expected 'routes', "
-            "'default_route')"
+            f"{file}: unknown key{'s' if len(notes) > 1 else ''} {', '.join(notes)}; {shape}"
         )
-    params: dict[str, Any] = {"routes": data["routes"]}
+    routes = data.get("routes")
+    if not isinstance(routes, list):
+        got = "missing" if routes is None else f"a {type(routes).__name__}"
+        raise ConfigurationError(f"{file}: 'routes' is {got}; {shape}")
+    for index, route in enumerate(routes):
+        if not isinstance(route, dict):
+            raise ConfigurationError(
+                f"{file}: routes[{index}] is a {type(route).__name__}, not a mapping (name, "
+                "keywords, patterns, weight)"
+            )
+    params: dict[str, Any] = {"routes": routes}
     if data.get("default_route") is not None:
         params["default_route"] = data["default_route"]
     return params
+
+
+def routes_router(registry: Any, name: str, path: str) -> Any:
+    """The router ``name`` over the routes of the file at ``path``; a mistake in the routes is
+    reported against that file."""
+    from ..errors import ConfigurationError, PluginError
+
+    params = load_routes(path)
+    try:
+        return registry.create("router", name, params)
+    except PluginError:
+        raise  # not the file's fault: the router itself is missing, blocked or clashing
+    except ConfigurationError as exc:
+        message = str(exc).removeprefix(f"router {name!r}: ")
+        raise ConfigurationError(f"{path}: {message}") from None
 
 
 def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
@@ -89,17 +128,21 @@ def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
                 "block); use `ragloom ingest --config` or `ragloom run` with paths"
             )
         return build_pipeline(settings.config, allow_imports=settings.allow_imports)
+    from ..plugins import Registry
+
+    registry = Registry()
     router: Any = settings.router or DEFAULT_ROUTER
-    if settings.routes is not None:
-        router = {"name": settings.router or ROUTES_ROUTER, "params": load_routes(settings.routes)}
     decomposer = settings.decomposer or DEFAULT_DECOMPOSER
-    spec_data = {"name": "plan", "query": {"decomposer": decomposer, "router": router}}
     try:
-        return build_pipeline(spec_data, source=settings.routes or "ragloom plan defaults")
+        if settings.routes is not None:
+            name = settings.router or ROUTES_ROUTER
+            routes_router(registry, name, settings.routes)  # the file's mistakes, located
+            router = {"name": name, "params": load_routes(settings.routes)}
+        spec_data = {"name": "plan", "query": {"decomposer": decomposer, "router": router}}
+        return build_pipeline(spec_data, registry=registry, source="ragloom plan defaults")
     except PluginNotFoundError as exc:
         raise ConfigurationError(
-            f"{exc}. The default planner needs ragloom-rules (pip install ragloom-rules), or "
-            "pass a pipeline file with a 'query' block via --config"
+            f"{exc}; or pass a pipeline file with a 'query' block via --config"
         ) from None
 
 
@@ -207,12 +250,9 @@ def _plan_table(plan: list[Any]) -> str:
         rows.append((str(i), route.sub_query, route.route, _score(route.score), "; ".join(notes)))
     if not rows:
         return "  (no sub-queries)"
-    widths = [max(len(h), *(len(r[c]) for r in rows)) for c, h in enumerate(headers)]
-    lines = []
-    for row in [headers, *rows]:
-        cells = [cell.ljust(widths[c]) for c, cell in enumerate(row)]
-        lines.append(("  " + "  ".join(cells)).rstrip())
-    return "\n".join(lines)
+    from .._display import render_table
+
+    return render_table(headers, rows, indent=2)
 
 
 async def _drive(pipeline: Pipeline[Any], questions: Iterator[str], printer: _InOrder) -> None:

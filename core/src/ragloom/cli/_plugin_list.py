@@ -1,29 +1,79 @@
 """``ragloom plugins`` without click: list installed plugins, what each provides, their status.
 
 Without ``--check`` only entry-point metadata is read: no plugin, pydantic or anyio is
-imported. ``--check`` imports every provider (and hook module) of every plugin that is not
-blocked, and reports each as loaded or broken with the error.
+imported. ``--check`` builds a registry as a pipeline build would: it imports every hook module
+and every provider of every plugin that is not blocked, and reports
+
+- each plugin as loaded or broken, with the error;
+- the names each plugin registered through its ``ragloom_register`` hook, and the hooks it
+  implements;
+- name clashes: a name of one kind provided by two distributions, which every pipeline naming
+  it by its short name would fail on (the qualified ``dist:name`` still works).
+
+The exit status is 1 when ``--check`` found a broken plugin or a clash, else 0.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
 from ..plugins._discovery import GROUPS, PluginInfo, discover_plugins
 
-__all__ = ["check_plugins", "plugins_report"]
+__all__ = ["Clash", "PluginCheck", "check_plugins", "plugins_report"]
 
 
-def check_plugins(infos: list[PluginInfo]) -> dict[str, dict[str, str]]:
-    """Import every provider of every non-blocked plugin; return errors per distribution.
+@dataclass
+class Clash:
+    """One name of one kind provided by more than one distribution."""
 
-    Updates each info's status to ``loaded`` or ``broken`` (with the first error as reason).
-    """
+    kind: str
+    name: str
+    #: ``(distribution, version, target)`` of each provider.
+    providers: list[tuple[str, str, str]]
+
+    @property
+    def message(self) -> str:
+        who = " and ".join(f"{d} {v} ({t})" for d, v, t in self.providers)
+        qualified = " or ".join(f"'{d}:{self.name}'" for d, _v, _t in self.providers)
+        return (
+            f"{self.kind} name {self.name!r} is provided by both {who}: a pipeline naming "
+            f"{self.name!r} fails; write {qualified}, or disable one with "
+            "RAGLOOM_DISABLE_PLUGINS"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "providers": [
+                {"distribution": d, "version": v, "target": t} for d, v, t in self.providers
+            ],
+            "message": self.message,
+        }
+
+
+@dataclass
+class PluginCheck:
+    """What ``--check`` found, per distribution and overall."""
+
+    #: distribution -> {where: error}
+    errors: dict[str, dict[str, str]] = field(default_factory=dict)
+    clashes: list[Clash] = field(default_factory=list)
+    #: distribution -> {kind: [names registered through ``ragloom_register``]}
+    registered: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    #: distribution -> names of the hooks its hook modules implement
+    implements: dict[str, list[str]] = field(default_factory=dict)
+
+    def clashes_of(self, dist: str) -> list[Clash]:
+        return [c for c in self.clashes if any(d == dist for d, _v, _t in c.providers)]
+
+
+def _quiet_registry() -> Any:
     import logging
 
-    from ..errors import RagloomError
     from ..plugins import Registry
 
     # Broken hook modules are reported in the listing itself: no warning line besides.
@@ -31,10 +81,37 @@ def check_plugins(infos: list[PluginInfo]) -> dict[str, dict[str, str]]:
     level = logger.level
     logger.setLevel(logging.ERROR)
     try:
-        registry = Registry()
+        return Registry()
     finally:
         logger.setLevel(level)
-    errors: dict[str, dict[str, str]] = {}
+
+
+def check_plugins(infos: list[PluginInfo]) -> PluginCheck:
+    """Import every provider and hook module of every non-blocked plugin.
+
+    Updates each info's status to ``loaded`` or ``broken`` (with the first error as reason)
+    and returns the errors, the clashes, and what each plugin's hooks contribute.
+    """
+    from ..errors import RagloomError
+
+    registry = _quiet_registry()
+    found = PluginCheck()
+    for dist, plugin in registry.pm.list_name_plugin():
+        owner = dist.rsplit(":", 1)[0]
+        hooks = sorted(caller.name for caller in registry.pm.get_hookcallers(plugin) or ())
+        found.implements.setdefault(owner, [])
+        found.implements[owner] = sorted({*found.implements[owner], *hooks})
+    for dist, pairs in registry.hook_contributions.items():
+        for kind, name in pairs:
+            names = found.registered.setdefault(dist, {}).setdefault(kind, [])
+            if name not in names:
+                names.append(name)
+    for kind in GROUPS:
+        for name, providers in sorted(registry.providers(kind).items()):
+            if len(providers) > 1:
+                found.clashes.append(
+                    Clash(kind, name, [(p.dist, p.version, p.value) for p in providers])
+                )
     for info in infos:
         if info.status == "blocked":
             continue
@@ -42,14 +119,17 @@ def check_plugins(infos: list[PluginInfo]) -> dict[str, dict[str, str]]:
         hook_problem = registry.broken.get(info.dist)
         if hook_problem:
             problems["hooks"] = hook_problem
-        for kind, names in info.provides.items():
-            for name in names:
+        names = {kind: list(names) for kind, names in info.provides.items()}
+        for kind, extra in found.registered.get(info.dist, {}).items():
+            names.setdefault(kind, []).extend(n for n in extra if n not in names[kind])
+        for kind, kind_names in names.items():
+            for name in kind_names:
                 try:
                     registry.resolve(kind, f"{info.dist}:{name}")
                 except RagloomError as exc:
                     problems[f"{kind}:{name}"] = str(exc)
         if problems:
-            errors[info.dist] = problems
+            found.errors[info.dist] = problems
             info.status = "broken"
             first = next(iter(problems.values()))
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -57,30 +137,33 @@ def check_plugins(infos: list[PluginInfo]) -> dict[str, dict[str, str]]:
         elif info.status != "broken":
             info.status = "loaded"
             info.reason = info.reason or "every provider imports"
-    return errors
+    return found
 
 
-def _provides_text(info: PluginInfo) -> str:
+def _provides_text(info: PluginInfo, found: PluginCheck | None) -> str:
     parts = []
+    registered = found.registered.get(info.dist, {}) if found is not None else {}
     for kind in GROUPS:
-        names = info.provides.get(kind)
-        if names:
+        names = sorted(info.provides.get(kind, []))
+        by_hook = sorted(n for n in registered.get(kind, []) if n not in names)
+        if names or by_hook:
             label = GROUPS[kind].removeprefix("ragloom.")
-            parts.append(f"{label}: {', '.join(sorted(names))}")
+            shown = names + [f"{n} (by hook)" for n in by_hook]
+            parts.append(f"{label}: {', '.join(shown)}")
     if info.hooks:
-        parts.append(f"hooks: {', '.join(info.hooks)}")
+        implemented = found.implements.get(info.dist) if found is not None else None
+        suffix = f" ({', '.join(implemented)})" if implemented else ""
+        parts.append(f"hooks: {', '.join(info.hooks)}{suffix}")
     return "; ".join(parts) or "-"
 
 
-def _table(infos: list[PluginInfo], errors: dict[str, dict[str, str]]) -> str:
+def _table(infos: list[PluginInfo], found: PluginCheck | None) -> str:
+    from .._display import render_table
+
     headers = ("DISTRIBUTION", "VERSION", "STATUS", "PROVIDES")
-    rows = [(i.dist, i.version, i.status, _provides_text(i)) for i in infos]
-    widths = [max(len(h), *(len(r[c]) for r in rows)) for c, h in enumerate(headers[:3])]
-    lines = []
-    for row in [headers, *rows]:
-        lines.append(
-            "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:3])) + "  " + row[3]
-        )
+    rows = [(i.dist, i.version, i.status, _provides_text(i, found)) for i in infos]
+    lines = [render_table(headers, rows)]
+    errors = found.errors if found is not None else {}
     notes = []
     for info in infos:
         if info.status in ("broken", "blocked") and info.reason:
@@ -88,6 +171,8 @@ def _table(infos: list[PluginInfo], errors: dict[str, dict[str, str]]) -> str:
             for where, message in errors.get(info.dist, {}).items():
                 if message != info.reason.split(" (and ")[0]:
                     notes.append(f"    {where}: {message}")
+    for clash in found.clashes if found is not None else ():
+        notes.append(f"  name clash: {clash.message}")
     if notes:
         lines += ["", "Problems:", *notes]
     return "\n".join(lines)
@@ -96,17 +181,28 @@ def _table(infos: list[PluginInfo], errors: dict[str, dict[str, str]]) -> str:
 def plugins_report(as_json: bool, check: bool) -> tuple[str, int]:
     """The text (table or JSON) ``ragloom plugins`` prints, and its exit status.
 
-    The status is 1 when ``check`` found a broken plugin, else 0.
+    The status is 1 when ``check`` found a broken plugin or a name clash, else 0.
     """
     infos = discover_plugins()
-    errors = check_plugins(infos) if check else {}
+    found = check_plugins(infos) if check else None
     broken = any(i.status == "broken" for i in infos)
     if as_json:
-        payload: dict[str, Any] = {
-            "ragloom": __version__,
-            "plugins": [{**info.to_dict(), "errors": errors.get(info.dist, {})} for info in infos],
-        }
+        plugins = []
+        for info in infos:
+            entry: dict[str, Any] = {**info.to_dict()}
+            if found is not None:
+                entry["errors"] = found.errors.get(info.dist, {})
+                entry["registered_by_hooks"] = found.registered.get(info.dist, {})
+                entry["hooks_implemented"] = found.implements.get(info.dist, [])
+                entry["clashes"] = [c.message for c in found.clashes_of(info.dist)]
+            else:
+                entry["errors"] = {}
+            plugins.append(entry)
+        payload: dict[str, Any] = {"ragloom": __version__, "plugins": plugins}
+        if found is not None:
+            payload["clashes"] = [c.to_dict() for c in found.clashes]
         text = json.dumps(payload, indent=2)
     else:
-        text = _table(infos, errors)
-    return text, 1 if check and broken else 0
+        text = _table(infos, found)
+    failed = found is not None and (broken or bool(found.clashes))
+    return text, 1 if failed else 0

@@ -14,13 +14,17 @@ from ._plan import (
     DEFAULT_ROUTER,
     ROUTES_ROUTER,
     _plan_table,
-    load_routes,
+    routes_router,
 )
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline
 
 __all__ = ["search"]
+
+#: The embedder of queries against an index with vectors, named fully (no other installed
+#: plugin can take its place).
+DEFAULT_EMBEDDER = "ragloom-semantic:model2vec"
 
 #: Options that choose the components without a pipeline file.
 _NOT_WITH_CONFIG = ("index_path", "routes", "decomposer", "router", "top_k", "mode")
@@ -37,16 +41,22 @@ def _default_pipeline(
     from ..search import MultiQueryRetrievalPipeline
 
     registry = Registry()
+    # The components first (a mistake in the routes file is reported before anything opens).
+    router_name = router or (ROUTES_ROUTER if routes is not None else DEFAULT_ROUTER)
+    chosen = (
+        routes_router(registry, router_name, routes)
+        if routes is not None
+        else registry.create("router", router_name)
+    )
+    planner = registry.create("decomposer", decomposer or DEFAULT_DECOMPOSER)
     store = open_index(index_path, registry=registry, must_exist=True)
     try:
         embedder = None
         if store.info().dimension is not None and mode != "text":
-            embedder = registry.create("embedder", "model2vec")
-        params = load_routes(routes) if routes is not None else {}
-        router_name = router or (ROUTES_ROUTER if routes is not None else DEFAULT_ROUTER)
+            embedder = registry.create("embedder", DEFAULT_EMBEDDER)
         block = MultiQueryRetrievalPipeline(
-            registry.create("decomposer", decomposer or DEFAULT_DECOMPOSER),
-            registry.create("router", router_name, params),
+            planner,
+            chosen,
             StoreRetriever(store, embedder, mode=mode, top_k=top_k),  # type: ignore[arg-type]
             top_k=top_k,
             registry=registry,

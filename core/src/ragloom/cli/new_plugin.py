@@ -1,18 +1,22 @@
-"""``ragloom new-plugin NAME``: write a plugin package that installs, registers and passes
-the conformance kit as generated."""
+"""``ragloom new-plugin NAME [--kind KIND]...``: write a plugin package that installs, registers
+and passes its tests (the conformance kit for its kinds, and their own) as generated."""
 
 from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from .. import __version__
-from ._template import FILES
+from ._template import DEFAULT_KINDS, TEMPLATES, render
 
-__all__ = ["main", "write_plugin"]
+__all__ = ["KIND_CHOICES", "main", "write_plugin"]
+
+#: The kinds ``--kind`` accepts, as written on the command line (``cache-store``).
+KIND_CHOICES = tuple(kind.replace("_", "-") for kind in TEMPLATES)
 
 
 def _names(name: str) -> tuple[str, str, str]:
@@ -30,9 +34,38 @@ def _names(name: str) -> tuple[str, str, str]:
     return dist, package, prefix
 
 
-def write_plugin(name: str, directory: Path) -> Path:
-    """Write the skeleton of plugin ``name`` into ``directory/<dist>``; return that folder."""
+def _kinds(kinds: Sequence[str]) -> list[str]:
+    """The table's kind names (``cache_store``) for ``--kind`` values, each once, in order."""
+    from ..kinds import KINDS
+
+    out: list[str] = []
+    for value in kinds or DEFAULT_KINDS:
+        kind = value.strip().lower().replace("-", "_")
+        if kind not in TEMPLATES:
+            known = ", ".join(KIND_CHOICES)
+            what = "has no template" if kind in KINDS else "is not a kind"
+            raise click.BadParameter(f"{value!r} {what} (kinds: {known})", param_hint="--kind")
+        if kind not in out:
+            out.append(kind)
+    return out
+
+
+def _checkout() -> str:
+    """The ragloom checkout this core was installed from, if it was (else a description)."""
+    import ragloom
+
+    core = Path(ragloom.__file__).resolve().parents[2]
+    root = core.parent
+    if (core / "pyproject.toml").is_file() and (root / "plugins").is_dir():
+        return str(root)
+    return "<path to your ragloom checkout>"
+
+
+def write_plugin(name: str, directory: Path, kinds: Sequence[str] = ()) -> Path:
+    """Write plugin ``name`` with one component of each of ``kinds`` (default: a chunker and a
+    router) into ``directory/<dist>``; return that folder."""
     dist, package, prefix = _names(name)
+    chosen = _kinds(kinds)
     major, minor = (int(p) for p in __version__.split(".")[:2])
     core = (
         f"ragloom>={major}.{minor},<{major}.{minor + 1}"
@@ -42,18 +75,26 @@ def write_plugin(name: str, directory: Path) -> Path:
     root = directory / dist
     if root.exists() and any(root.iterdir()):
         raise click.ClickException(f"{root} exists and is not empty")
-    for rel, template in FILES.items():
-        path = root / rel.format(package=package)
+    files = render(
+        chosen, dist=dist, package=package, prefix=prefix, core=core, checkout=_checkout()
+    )
+    for rel, text in files.items():
+        path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            template.format(dist=dist, package=package, prefix=prefix, core=core),
-            encoding="utf-8",
-        )
+        path.write_text(text, encoding="utf-8")
     return root
 
 
 @click.command("new-plugin")
 @click.argument("name")
+@click.option(
+    "--kind",
+    "-k",
+    "kinds",
+    multiple=True,
+    type=click.Choice(KIND_CHOICES, case_sensitive=False),
+    help="A kind of component to write (repeat for several) [default: chunker and router].",
+)
 @click.option(
     "--directory",
     "-d",
@@ -62,10 +103,17 @@ def write_plugin(name: str, directory: Path) -> Path:
     show_default=True,
     help="Where to create the plugin folder.",
 )
-def main(name: str, directory: Path) -> None:
-    """Create a ragloom plugin package NAME with a chunker, a router and kit tests."""
-    root = write_plugin(name, directory)
+def main(name: str, kinds: tuple[str, ...], directory: Path) -> None:
+    """Create a ragloom plugin package NAME: one working component per --kind, its entry
+    point, and tests (ragloom's conformance kit for the kind, and its own)."""
+    root = write_plugin(name, directory, kinds)
     _dist, _package, prefix = _names(name)
     click.echo(f"created {root}")
-    click.echo(f"  chunker {prefix}-paragraphs, router {prefix}-words")
-    click.echo(f"next: pip install -e '{root}[test]' && pytest {root}")
+    for kind in _kinds(kinds):
+        template = TEMPLATES[kind]
+        label = kind.replace("_", " ")
+        click.echo(f"  {label} {prefix}-{template.entry} ({template.cls})")
+    click.echo(
+        f"next: pip install -e '{root}[test]' && pytest {root}  (with ragloom installed from "
+        "its checkout: see the README)"
+    )

@@ -244,16 +244,20 @@ class Ingestor:
         out: str | os.PathLike[str] | None = None,
         failures: str | os.PathLike[str] | None = None,
         on_progress: ProgressCallback | None = None,
+        show_progress: bool = False,
     ) -> IngestReport:
         """Ingest ``paths`` (files and folders); see :meth:`arun`."""
         from .._sync import run_sync
 
-        return run_sync(self._arun_kw, list(paths), out, failures, on_progress)
+        return run_sync(self._arun_kw, list(paths), out, failures, on_progress, show_progress)
 
     async def _arun_kw(
-        self, paths: list[Any], out: Any, failures: Any, on_progress: Any
+        self, paths: list[Any], out: Any, failures: Any, on_progress: Any, show_progress: bool
     ) -> IngestReport:
-        return await self.arun(paths, out=out, failures=failures, on_progress=on_progress)
+        return await self.arun(
+            paths, out=out, failures=failures, on_progress=on_progress,
+            show_progress=show_progress,
+        )
 
     async def arun(
         self,
@@ -262,10 +266,15 @@ class Ingestor:
         out: str | os.PathLike[str] | None = None,
         failures: str | os.PathLike[str] | None = None,
         on_progress: ProgressCallback | None = None,
+        show_progress: bool = False,
     ) -> IngestReport:
         """Ingest ``paths``: write outputs to ``out`` (JSON Lines, replaced atomically: an
         interrupted run leaves the old file as it was) and/or the store; list failed items in
         ``failures`` (JSON Lines) too.
+
+        ``on_progress`` is called with an :class:`IngestProgress` each time a file is done;
+        ``show_progress=True`` shows it on stderr (a rich bar on a terminal or in a notebook,
+        plain lines otherwise; it needs rich, which comes with ``ragloom[cli]``).
 
         When the paths hold no file, nothing is written or replaced
         (``report.nothing_found``).
@@ -274,7 +283,26 @@ class Ingestor:
             ConfigurationError: an output path is unusable (an input file, the cache, a device
                 or FIFO, a folder, under a file, in a folder that cannot be written), or a
                 plugin the pipeline needs is missing.
+            ModuleNotFoundError: ``show_progress=True`` without rich installed.
         """
+        if not show_progress:
+            return await self._arun(paths, out, failures, on_progress)
+        from .._display import require_rich
+
+        require_rich()
+        shown = ShownProgress(on_progress)
+        try:
+            return await self._arun(paths, out, failures, shown)
+        finally:
+            shown.close()
+
+    async def _arun(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        out: str | os.PathLike[str] | None,
+        failures: str | os.PathLike[str] | None,
+        on_progress: ProgressCallback | None,
+    ) -> IngestReport:
         started = time.perf_counter()
         texts = [os.fspath(p) for p in paths]
         for text in texts:
@@ -360,12 +388,43 @@ def ingest(
     cache: Any = None,
     store: Store | None = None,
     on_progress: ProgressCallback | None = None,
+    show_progress: bool = False,
     **settings: Any,
 ) -> IngestReport:
     """Ingest ``paths`` in one call: an :class:`Ingestor` built with these arguments, run once
-    and closed. ``settings`` are the other arguments of :class:`Ingestor`."""
+    and closed. ``settings`` are the other arguments of :class:`Ingestor`; ``show_progress``
+    as in :meth:`Ingestor.arun`."""
     with Ingestor(pipeline, cache=cache, store=store, **settings) as ingestor:
-        return ingestor.run(paths, out=out, on_progress=on_progress)
+        return ingestor.run(
+            paths, out=out, on_progress=on_progress, show_progress=show_progress
+        )
+
+
+class ShownProgress:
+    """An ``on_progress`` callback that shows files done (and bytes read) on stderr, then
+    calls ``then`` (another callback) if given. ``quiet=True`` shows nothing."""
+
+    def __init__(self, then: ProgressCallback | None = None, *, quiet: bool = False) -> None:
+        self.then = then
+        self.quiet = quiet
+        self.progress: Any = None
+        self.started = time.perf_counter()
+
+    def __call__(self, update: IngestProgress) -> None:
+        if not self.quiet:
+            if self.progress is None:
+                from .._display import Progress
+
+                self.progress = Progress(
+                    update.total, label="files", show_bytes=True, started=self.started
+                )
+            self.progress.update(update.done, nbytes=update.bytes_read)
+        if self.then is not None:
+            self.then(update)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
 
 
 def check_outputs(

@@ -13,12 +13,15 @@ from typing import Any
 from ..kinds import KINDS
 
 __all__ = [
+    "FIRST_PARTY",
     "GROUPS",
     "HOOK_GROUP",
     "PluginInfo",
     "Provider",
     "disabled_from_env",
     "discover_plugins",
+    "install_hint",
+    "missing_first_party",
     "normalize_dist",
 ]
 
@@ -29,10 +32,68 @@ HOOK_GROUP = "ragloom.plugins"
 
 CORE_DIST = "ragloom"
 
+#: The components of ragloom's own plugins, by kind, and the distribution of each: a pipeline
+#: naming one of them without its plugin installed is told which plugin to install.
+FIRST_PARTY: dict[str, dict[str, str]] = {
+    "chunker": {
+        "auto": "ragloom-text",
+        "code": "ragloom-text",
+        "markdown": "ragloom-text",
+        "recursive": "ragloom-text",
+        "sentence": "ragloom-text",
+        "docling": "ragloom-docling",
+        "semantic": "ragloom-semantic",
+    },
+    "length": {
+        "chars": "ragloom-text",
+        "tiktoken": "ragloom-text",
+        "tokens": "ragloom-text",
+        "whitespace": "ragloom-text",
+        "words": "ragloom-text",
+    },
+    "decomposer": {"heuristic": "ragloom-rules", "dspy": "ragloom-dspy"},
+    "router": {
+        "keyword": "ragloom-rules",
+        "sample": "ragloom-rules",
+        "semantic": "ragloom-semantic",
+        "dspy": "ragloom-dspy",
+    },
+    "embedder": {"model2vec": "ragloom-semantic"},
+    "loader": {"docx": "ragloom-loaders", "html": "ragloom-loaders", "pdf": "ragloom-loaders"},
+    "store": {"lancedb": "ragloom-lancedb"},
+    "engine": {"ray": "ragloom-ray"},
+}
+
+
+def install_hint(dist: str) -> str:
+    """How to install one of ragloom's own plugins: from a checkout of ragloom's repository
+    (ragloom is not published on a package index)."""
+    folder = dist.removeprefix("ragloom-")
+    return f"install {dist} (from a ragloom checkout: pip install ./plugins/{folder})"
+
+
+def missing_first_party(kind: str, name: str) -> str | None:
+    """The distribution of ragloom's own plugins that provides ``name`` of ``kind`` (a bare or
+    a ``dist:name`` name), when it is not installed; else ``None``."""
+    dist_part, _, short = name.rpartition(":")
+    dist = FIRST_PARTY.get(kind, {}).get(short)
+    if dist is None or (dist_part and normalize_dist(dist_part) != dist):
+        return None
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        distribution(dist)
+    except PackageNotFoundError:
+        return dist
+    return None
+
 
 def normalize_dist(name: str) -> str:
-    """PEP 503 normalized distribution name (``Ragloom_Text`` -> ``ragloom-text``)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """The normalized distribution name (``Ragloom_Text`` -> ``ragloom-text``), by
+    ``packaging.utils.canonicalize_name`` (imported on first use)."""
+    from packaging.utils import canonicalize_name
+
+    return str(canonicalize_name(name))
 
 
 def _split_env(value: str | None) -> frozenset[str]:

@@ -30,9 +30,11 @@ from ._discovery import (
     allowed_from_env,
     disabled_from_env,
     incompatibility,
+    install_hint,
     installed_entry_points,
     iter_hook_modules,
     iter_providers,
+    missing_first_party,
     normalize_dist,
 )
 from .hookspecs import PROJECT, RagloomHookSpecs
@@ -372,9 +374,15 @@ class Registry:
                     f"which is blocked: {self._is_blocked(blocked.dist)}"
                 )
             known = self.names(kind)
+            listing = ", ".join(known) if known else "none installed"
+            missing = missing_first_party(kind, name)
+            if missing is not None:
+                raise PluginNotFoundError(
+                    f"unknown {kind} {name!r}: it comes with {missing}, which is not "
+                    f"installed; {install_hint(missing)} (known {kind}s: {listing})"
+                )
             close = difflib.get_close_matches(short, [k.split(":")[-1] for k in known], n=3)
             hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-            listing = ", ".join(known) if known else "none installed"
             raise PluginNotFoundError(f"unknown {kind} {name!r}{hint} (known {kind}s: {listing})")
         if len(candidates) > 1:
             who = " and ".join(f"{p.dist} {p.version} ({p.value})" for p in candidates)

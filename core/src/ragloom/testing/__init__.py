@@ -23,6 +23,10 @@ _EXPORTS = {
     "run_step": "ragloom.testing.helpers",
     "make_documents": "ragloom.testing.helpers",
     "isolated_registry": "ragloom.testing.helpers",
+    "DEFAULT_ALPHABET": "ragloom.testing.strategies",
+    "alphabet_document": "ragloom.testing.strategies",
+    "text_documents": "ragloom.testing.strategies",
+    "texts": "ragloom.testing.strategies",
 }
 
 __all__ = sorted(_EXPORTS)
