@@ -146,6 +146,33 @@ def load_static_model(path: str | Path | None = None) -> StaticModel:
     return model
 
 
+def header_dimension(folder: Path) -> int | None:
+    """The second axis of the ``embeddings`` tensor in the model's safetensors header (what
+    ``StaticModel.dim`` reports once loaded), read without the weights; ``None`` when the file
+    does not state it plainly."""
+    import json
+
+    path = next((folder / n for n in _WEIGHT_FILES if (folder / n).is_file()), None)
+    if path is None:
+        return None
+    try:
+        with path.open("rb") as stream:
+            size = int.from_bytes(stream.read(8), "little")
+            if not 0 < size <= 1 << 24:
+                return None
+            shape = json.loads(stream.read(size))["embeddings"]["shape"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if (
+        isinstance(shape, list)
+        and len(shape) == 2
+        and all(type(v) is int for v in shape)
+        and shape[1] > 0
+    ):
+        return int(shape[1])
+    return None
+
+
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     """``matrix`` as float32 with rows scaled to norm 1 (zero rows stay zero)."""
     out = np.asarray(matrix, dtype=np.float32)
@@ -601,6 +628,12 @@ class StaticEncoder:
 
     @property
     def dim(self) -> int:
+        """The vector dimension; read from the weights file's header while the model is not
+        loaded (asking for it, e.g. to check an index, does not load the model)."""
+        if self._model is None:
+            found = header_dimension(self.folder)
+            if found is not None:
+                return found
         return int(self.model.dim)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
