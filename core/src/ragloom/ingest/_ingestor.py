@@ -295,6 +295,7 @@ class Ingestor:
             report.seconds = time.perf_counter() - started
             return report
         loaders = self._loader_set()
+        self._check_dimension()
         fingerprint = self._fingerprinter()
         known = self.store.fingerprints() if self.store is not None else {}
         skip_unchanged = self.store is not None and out is None and fingerprint is not None
@@ -318,6 +319,34 @@ class Ingestor:
                 writer.abort()  # nothing if it was committed
         report.seconds = time.perf_counter() - started
         return report
+
+    def _check_dimension(self) -> None:
+        """Refuse, before anything is read or written, an index whose vectors have another
+        dimension than the pipeline's embedder makes (they could never be stored together).
+
+        Raises:
+            StoreError: naming the index, both dimensions and the embedder.
+        """
+        from ..embedding import EmbeddingStep
+        from ..stores import StoreError
+
+        if self.store is None:
+            return
+        steps = [s for s in self.pipeline.walk() if isinstance(s, EmbeddingStep)]
+        if not steps:
+            return
+        held = self.store.info().dimension
+        if held is None:
+            return
+        embedder = steps[-1].embedder
+        made = embedder.dimension
+        if made != held:
+            raise StoreError(
+                f"the index at {_location(self.store)} holds vectors of dimension {held}, but "
+                f"the embedder {type(embedder).__name__} makes vectors of dimension {made}: "
+                "ingest with the embedder the index was built with, or clear the index to "
+                "rebuild it with this one; nothing was changed"
+            )
 
     def _cache_files(self) -> list[str]:
         caches = [self.pipeline.cache, *(step.cache for step in self.pipeline.walk())]
