@@ -384,3 +384,31 @@ def test_close_folds_only_a_large_tail(tmp_path, monkeypatch) -> None:
     with LanceDBStore(tmp_path) as store:
         assert tail(store) == 0  # more than _FOLD_TAIL rows: close folded them
         assert store.fingerprints() == {"a": "a3", "b": "b3"}
+
+
+# -- reading an index back ----------------------------------------------------------------------
+
+
+def test_chunks_reads_documents_back_whole_in_order(tmp_path) -> None:
+    import numpy as np
+
+    store = LanceDBStore(tmp_path / "index")
+    assert store.chunks() == {}
+    docs = corpus()
+    store.write(list(reversed(docs)) + [IndexedDocument("empty", "e1")])
+    found = store.chunks()
+    assert list(found) == ["a", "b"]  # sorted by document; one without chunks has no entry
+    for doc in docs:
+        # as written, the vectors as the float32 the store keeps
+        assert found[doc.document_id] == [
+            c.model_copy(update={"embedding": np.float32(c.embedding).tolist()})
+            for c in doc.chunks
+        ]
+    assert found["b"][1].embedding == np.float32([0.0, 0.9, 0.1]).tolist() != [0.0, 0.9, 0.1]
+    assert store.chunks(["b", "missing", "b"]) == {"b": found["b"]}
+    assert store.chunks([]) == {}
+    with pytest.raises(InvalidInputError, match="not one string"):
+        store.chunks("a")
+    store.delete(["a"])
+    assert list(store.chunks()) == ["b"]
+    store.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -59,9 +60,13 @@ _VECTOR_INDEX_ROWS = 50_000
 _VECTOR_INDEX_PREFIX = "vector_ivf"
 
 
+#: A source location LanceDB appends to its errors (``, /path/to/file.rs:224:20``).
+_RUST_LOCATION = re.compile(r",\s*/\S+\.rs:\d+:\d+\s*$")
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    message = text[0] if text else type(exc).__name__
+    message = _RUST_LOCATION.sub("", text[0]) if text else type(exc).__name__
     return message if len(message) <= 300 else message[:297] + "..."
 
 
@@ -657,6 +662,56 @@ class LanceDBStore(Store):
             return count
 
     # -- reading ----------------------------------------------------------------------------
+
+    def chunks(self, document_ids: Iterable[str] | None = None) -> dict[str, list[Document]]:
+        """The stored chunks of these documents (``None``: of every document), by document
+        id, each document's in chunk order, every chunk with its vector as ``embedding``.
+
+        What an index holds, read back whole (to inspect or export it, or to check it against
+        a fresh ingest); a document with no chunks, or not stored, has no entry. Reads every
+        matching row into memory.
+        """
+        ids = None
+        if document_ids is not None:
+            if isinstance(document_ids, str):
+                raise InvalidInputError("chunks takes document ids, not one string")
+            ids = list(dict.fromkeys(document_ids))
+            if not ids:
+                return {}
+        chunks, _ = self._tables()
+        if chunks is None:
+            return {}
+        with self._guard("read the chunks"):
+            if ids is None:
+                tables = [chunks.to_arrow()]
+            else:
+                tables = [
+                    chunks.search().where(predicate).select(list(_CHUNK_COLUMNS)).limit(None)
+                    .to_arrow()
+                    for predicate in self._in("document_id", ids)
+                ]
+        found: dict[str, list[Document]] = {}
+        for table in tables:
+            vectors = table.column("vector").to_pylist()
+            for row, vector in zip(
+                table.select(_RESULT_COLUMNS).to_pylist(), vectors, strict=True
+            ):
+                found.setdefault(row["document_id"], []).append(
+                    Document(
+                        id=row["id"],
+                        content=row["content"],
+                        content_format=row["content_format"],
+                        metadata=json.loads(row["metadata"]),
+                        parent_id=row["parent_id"],
+                        index=row["chunk_index"],
+                        start=row["span_start"],
+                        end=row["span_end"],
+                        embedding=vector,
+                    )
+                )
+        for listed in found.values():
+            listed.sort(key=lambda c: (c.index is None, c.index or 0, c.id))
+        return dict(sorted(found.items()))
 
     def fingerprints(self) -> dict[str, str]:
         _, documents = self._tables()
