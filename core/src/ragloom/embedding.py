@@ -167,8 +167,12 @@ class EmbeddingStep(PipelineStep[Document]):
             embedder.dimension,
             type(embedder).__name__,
         )
+        from ._construct import construct_document
+
         return [
-            item.model_copy(update={"embedding": vector})
+            construct_document({**item.__dict__, "embedding": vector})
+            if type(item) is Document
+            else item.model_copy(update={"embedding": vector})
             for item, vector in zip(items, vectors, strict=True)
         ]
 
