@@ -412,3 +412,28 @@ def test_chunks_reads_documents_back_whole_in_order(tmp_path) -> None:
     store.delete(["a"])
     assert list(store.chunks()) == ["b"]
     store.close()
+
+
+def test_writes_fold_at_geometrically_growing_sizes(tmp_path, monkeypatch) -> None:
+    """A fold rewrites the whole table: folding every N rows would cost n / N rewrites of a
+    table of n rows; folds at doubling sizes cost a bounded number of passes per row."""
+    from ragloom_lancedb import store as module
+
+    monkeypatch.setattr(module, "_OPTIMIZE_ROWS", 10)
+    monkeypatch.setattr(module, "_COMMIT_ROWS", 0)
+    folded_at: list[int] = []
+    fold = module.LanceDBStore._optimize
+
+    def spy(self):
+        folded_at.append(self._chunks.count_rows())
+        fold(self)
+
+    monkeypatch.setattr(module.LanceDBStore, "_optimize", spy)
+    with LanceDBStore(tmp_path, vector_index_rows=None) as store:
+        for n in range(16):
+            doc = f"d{n}"
+            store.write([IndexedDocument(doc, "1", [
+                chunk(doc, i, f"text {n} {i}", [1.0, float(i), 0.0]) for i in range(5)
+            ])])
+        assert folded_at == [10, 20, 40, 80]
+        assert len(store.chunks()) == 16

@@ -47,11 +47,15 @@ UNFINISHED = ""
 _IN_LIST = 2000  # document ids per ``IN (...)`` predicate
 # Folding (LanceDB's optimize: compaction, then new rows into the indexes) rewrites small files
 # into large ones, which costs about as much as the table is big; text search reads rows that
-# are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds after
-# this many rows or commits since the last fold; close folds when the index misses more than
-# _FOLD_TAIL rows, so that re-ingesting a few files does not rewrite the table.
+# are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds once the
+# writes since the last fold add up (rows, plus _COMMIT_ROWS per commit) to _OPTIMIZE_ROWS and
+# to the rows the table held at that fold: folds come at geometrically growing sizes, so their
+# cost stays proportional to the rows written (folding every 100k rows would rewrite a table of
+# n rows n / 100k times). Close folds when the index misses more than _FOLD_TAIL rows, so that
+# re-ingesting a few files does not rewrite the table.
 _OPTIMIZE_ROWS = 100_000
 _OPTIMIZE_COMMITS = 200
+_COMMIT_ROWS = _OPTIMIZE_ROWS // _OPTIMIZE_COMMITS
 _FOLD_TAIL = 2_000
 #: Chunk rows from which a fold builds an approximate vector index (IVF, exact distances inside
 #: the partitions it probes): an exact search reads every vector, ~40 ms per 100k of 256
@@ -97,10 +101,13 @@ class LanceDBStore(Store):
     again, which deletes whatever half of them was there. :meth:`delete` marks, deletes the
     chunks, then the document rows, with the same guarantee. Batches of a few thousand chunks
     per call are the efficient unit: every call makes new small files, which the store folds
-    together and into its indexes (:meth:`optimize`) every 100k rows or 200 commits, and on
-    :meth:`close` when the full-text index misses more than 2,000 rows. Folding rewrites the
-    table's files (about 2 s for 100k chunks of 256 dimensions), and text search reads rows
-    the index misses one by one (about 10 ms per 1,000), hence the threshold.
+    together and into its indexes (:meth:`optimize`) once the writes since the last fold reach
+    100k rows (a commit counting as 500) and the table's size at that fold (so a table is
+    folded at 100k, 200k, 400k... rows: folding costs a bounded number of passes over each
+    row, not one per 100k rows written), and on :meth:`close` when the full-text index misses
+    more than 2,000 rows. Folding rewrites the table's files (about 2 s for 100k chunks of 256
+    dimensions), and text search reads rows the index misses one by one (about 10 ms per
+    1,000), hence the threshold.
 
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
@@ -186,6 +193,7 @@ class LanceDBStore(Store):
         self._closed = False
         self._pending_rows = 0
         self._pending_commits = 0
+        self._folded_rows = 0  # chunk rows at this handle's last fold
         self._text_indexed = False
         self._dimension: int | None = None  # read from the schema once the table is open
         self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
@@ -518,10 +526,8 @@ class LanceDBStore(Store):
             self._pending_commits += 4
             if self._chunks is not None:
                 self._ensure_indexes()
-                if (
-                    self._pending_rows >= _OPTIMIZE_ROWS
-                    or self._pending_commits >= _OPTIMIZE_COMMITS
-                ):
+                due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
+                if due >= max(_OPTIMIZE_ROWS, self._folded_rows):
                     self._optimize()
 
     def _index_names(self, chunks: Any) -> set[str]:
@@ -570,6 +576,8 @@ class LanceDBStore(Store):
         self._pending_commits = 0
         if self._chunks is not None:
             self._ensure_vector_index(self._chunks)
+            with self._guard("count the rows"):
+                self._folded_rows = self._chunks.count_rows()
 
     def _vector_partitions(self, chunks: Any) -> int | None:
         """The partition count of the approximate vector index (named after it), if any."""
