@@ -49,7 +49,8 @@ changed (*warm*), and again after appending a paragraph to one Markdown file (*w
   ``model2vec`` (model2vec's own ``StaticModel.encode``: what a LlamaIndex user gets from the
   model2vec package).
 
-**Measures.** Each run is a child process: *wall* is the whole process (interpreter start,
+**Measures.** Each run is a child process (with Python's bytecode cache on, as an installed
+package has it; ragloom-docling and ragloom-otel disabled): *wall* is the whole process (interpreter start,
 imports, model load, the job), *work* the job alone (timed inside the child after the imports),
 *peak RSS* the child's own ``ru_maxrss`` (``os.wait4``; for the ragloom library run also the
 peak before ``store.close()``, whose fold builds LanceDB's indexes over the whole table). After
@@ -338,6 +339,7 @@ def timed_child(argv: list[str], cwd: Path) -> tuple[float, float, int, str, str
     stdout, stderr)."""
     env = dict(os.environ, RAGLOOM_DISABLE_PLUGINS="ragloom-docling,ragloom-otel",
                TOKENIZERS_PARALLELISM="false")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # every contender starts from compiled modules
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err, text=True)
