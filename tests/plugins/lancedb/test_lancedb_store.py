@@ -416,17 +416,18 @@ def test_chunks_reads_documents_back_whole_in_order(tmp_path) -> None:
 
 def test_writes_fold_at_geometrically_growing_sizes(tmp_path, monkeypatch) -> None:
     """A fold rewrites the whole table: folding every N rows would cost n / N rewrites of a
-    table of n rows; folds at doubling sizes cost a bounded number of passes per row."""
+    table of n rows; folds at sizes growing fourfold cost a bounded number of passes per row."""
     from ragloom_lancedb import store as module
 
     monkeypatch.setattr(module, "_OPTIMIZE_ROWS", 10)
     monkeypatch.setattr(module, "_COMMIT_ROWS", 0)
+    monkeypatch.setattr(module, "_FOLD_TAIL", 1)
     folded_at: list[int] = []
     fold = module.LanceDBStore._optimize
 
-    def spy(self):
-        folded_at.append(self._chunks.count_rows())
-        fold(self)
+    def spy(self, vectors=True):
+        folded_at.append((self._chunks.count_rows(), vectors))
+        fold(self, vectors)
 
     monkeypatch.setattr(module.LanceDBStore, "_optimize", spy)
     with LanceDBStore(tmp_path, vector_index_rows=None) as store:
@@ -435,5 +436,7 @@ def test_writes_fold_at_geometrically_growing_sizes(tmp_path, monkeypatch) -> No
             store.write([IndexedDocument(doc, "1", [
                 chunk(doc, i, f"text {n} {i}", [1.0, float(i), 0.0]) for i in range(5)
             ])])
-        assert folded_at == [10, 20, 40, 80]
+        # then at 160 rows; the vector index is left to close and optimize
+        assert folded_at == [(10, False), (40, False)]
         assert len(store.chunks()) == 16
+    assert folded_at[-1] == (80, True)  # close folded the tail and saw to the vector index

@@ -49,13 +49,16 @@ _IN_LIST = 2000  # document ids per ``IN (...)`` predicate
 # into large ones, which costs about as much as the table is big; text search reads rows that
 # are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds once the
 # writes since the last fold add up (rows, plus _COMMIT_ROWS per commit) to _OPTIMIZE_ROWS and
-# to the rows the table held at that fold: folds come at geometrically growing sizes, so their
-# cost stays proportional to the rows written (folding every 100k rows would rewrite a table of
-# n rows n / 100k times). Close folds when the index misses more than _FOLD_TAIL rows, so that
+# to _FOLD_GROWTH times the rows the table held at that fold: folds come at geometrically
+# growing sizes, so their cost stays proportional to the rows written (folding every 100k rows
+# would rewrite a table of n rows n / 100k times). These folds leave the approximate vector
+# index alone (building it reads every vector: it is built or retrained by close and optimize,
+# once per ingest). Close folds when the index misses more than _FOLD_TAIL rows, so that
 # re-ingesting a few files does not rewrite the table.
 _OPTIMIZE_ROWS = 100_000
 _OPTIMIZE_COMMITS = 200
 _COMMIT_ROWS = _OPTIMIZE_ROWS // _OPTIMIZE_COMMITS
+_FOLD_GROWTH = 3
 _FOLD_TAIL = 2_000
 #: Chunk rows from which a fold builds an approximate vector index (IVF, exact distances inside
 #: the partitions it probes): an exact search reads every vector, ~40 ms per 100k of 256
@@ -102,24 +105,26 @@ class LanceDBStore(Store):
     chunks, then the document rows, with the same guarantee. Batches of a few thousand chunks
     per call are the efficient unit: every call makes new small files, which the store folds
     together and into its indexes (:meth:`optimize`) once the writes since the last fold reach
-    100k rows (a commit counting as 500) and the table's size at that fold (so a table is
-    folded at 100k, 200k, 400k... rows: folding costs a bounded number of passes over each
-    row, not one per 100k rows written), and on :meth:`close` when the full-text index misses
-    more than 2,000 rows. Folding rewrites the table's files (about 2 s for 100k chunks of 256
-    dimensions), and text search reads rows the index misses one by one (about 10 ms per
-    1,000), hence the threshold.
+    100k rows (a commit counting as 500) and three times the table's size at that fold (so a
+    table is folded at 100k, 400k, 1.6M... rows: folding costs a bounded number of passes over
+    each row, not one per 100k rows written), and on :meth:`close` when the full-text index
+    misses more than 2,000 rows. Folds during writes leave the approximate vector index (see
+    below) to :meth:`close` and :meth:`optimize`. Folding rewrites the table's files (about
+    2 s for 100k chunks of 256 dimensions), and text search reads rows the index misses one
+    by one (about 10 ms per 1,000), hence the threshold.
 
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
-    table holds ``vector_index_rows`` chunks (50,000 by default); from then on, each fold
-    (see below) makes sure an approximate index exists: IVF_FLAT, ``round(sqrt(rows) / 4)``
-    partitions of exact vectors, retrained when the table has grown enough to want twice as
-    many partitions. A search then reads the ``vector_nprobes`` partitions nearest to the query
-    (default: a quarter of them, at least 20): scores stay exact cosines, but a chunk in a
-    partition not read can be missed (on 100k chunks of real text, 98-99% of the exact top 10
-    are found, in a quarter of the time). Rows added since the last fold are searched
-    exactly. A search with ``where`` that finds fewer than ``top_k`` chunks this way is
-    repeated exactly, so a selective condition never loses matches to the index.
+    table holds ``vector_index_rows`` chunks (50,000 by default); from then on, each fold by
+    :meth:`close` or :meth:`optimize` makes sure an approximate index exists: IVF_FLAT,
+    ``round(sqrt(rows) / 4)`` partitions of exact vectors, retrained when the table has grown
+    enough to want twice as many partitions. A search then reads the ``vector_nprobes``
+    partitions nearest to the query (default: a quarter of them, at least 20): scores stay
+    exact cosines, but a chunk in a partition not read can be missed (on 100k chunks of real
+    text, 98-99% of the exact top 10 are found, in a quarter of the time). Rows added since
+    the last fold are searched exactly. A search with ``where`` that finds fewer than
+    ``top_k`` chunks this way is repeated exactly, so a selective condition never loses
+    matches to the index.
     ``"text"``: LanceDB's full-text index over the content (BM25, English stemming and stop
     words; created at the first write, kept up to date: rows added since the last fold are
     searched without it), score = BM25. The query is a bag of words (quotes and operators
@@ -527,8 +532,8 @@ class LanceDBStore(Store):
             if self._chunks is not None:
                 self._ensure_indexes()
                 due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
-                if due >= max(_OPTIMIZE_ROWS, self._folded_rows):
-                    self._optimize()
+                if due >= max(_OPTIMIZE_ROWS, _FOLD_GROWTH * self._folded_rows):
+                    self._optimize(vectors=False)
 
     def _index_names(self, chunks: Any) -> set[str]:
         with self._guard("list the indexes"):
@@ -564,9 +569,10 @@ class LanceDBStore(Store):
                 self._ensure_indexes()
             self._text_indexed = True
 
-    def _optimize(self) -> None:
+    def _optimize(self, vectors: bool = True) -> None:
         """Fold small files together and new rows into the indexes (LanceDB's optimize;
-        versions older than its default week are removed)."""
+        versions older than its default week are removed); with ``vectors``, also build or
+        retrain the approximate vector index when the table has grown enough for it."""
         with self._guard("optimize the tables"):
             if self._chunks is not None:
                 self._chunks.optimize()
@@ -575,7 +581,8 @@ class LanceDBStore(Store):
         self._pending_rows = 0
         self._pending_commits = 0
         if self._chunks is not None:
-            self._ensure_vector_index(self._chunks)
+            if vectors:
+                self._ensure_vector_index(self._chunks)
             with self._guard("count the rows"):
                 self._folded_rows = self._chunks.count_rows()
 
