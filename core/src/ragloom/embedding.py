@@ -7,6 +7,7 @@ chunk: re-ingesting after editing one file re-embeds only that file's chunks.
 
 from __future__ import annotations
 
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -33,6 +34,13 @@ class Embedder(Component, ABC):
 
     #: Texts per call to :meth:`embed` when the engine batches chunks.
     batch_size: ClassVar[int] = 256
+    #: Whether the step cache keeps this embedder's vectors, one entry per chunk. An embedder
+    #: that computes a vector in less time than an entry takes to write and read back (a
+    #: static model embeds a chunk in tens of microseconds; a cached vector costs about a
+    #: hundred) sets ``False``: its chunks are embedded again whenever they are processed,
+    #: and the cache holds no vectors of it. (In an index, chunks of documents that did not
+    #: change are not processed at all: their fingerprints skip them.)
+    cache_vectors: ClassVar[bool] = True
 
     @property
     @abstractmethod
@@ -51,10 +59,16 @@ class Embedder(Component, ABC):
 def as_vectors(rows: Any, count: int, dimension: int, who: str) -> list[list[float]]:
     """``rows`` (an array or nested sequence) as ``count`` lists of ``dimension`` floats.
 
+    A 2-D NumPy array of real numbers (what most embedders return) is checked whole by NumPy
+    and converted in one ``tolist()``; anything else is checked value by value.
+
     Raises:
         ComponentTypeError: another number of rows, a row of another length, or values that
             are not finite numbers.
     """
+    checked = _checked_array(rows, count, dimension, who)
+    if checked is not None:
+        return checked
     data = rows.tolist() if hasattr(rows, "tolist") else rows
     if not isinstance(data, list | tuple) or len(data) != count:
         got = len(data) if isinstance(data, list | tuple) else type(rows).__name__
@@ -74,12 +88,30 @@ def as_vectors(rows: Any, count: int, dimension: int, who: str) -> list[list[flo
     return out
 
 
+def _checked_array(rows: Any, count: int, dimension: int, who: str) -> list[list[float]] | None:
+    """``rows`` as lists when it is a 2-D NumPy array of floats or integers of the right shape
+    with finite values; ``None`` to let the general path check it (and name the fault)."""
+    if type(rows).__module__ != "numpy" or getattr(rows, "ndim", None) != 2:
+        return None
+    np: Any = sys.modules["numpy"]  # imported by whoever made the array; not a dependency
+
+    if rows.dtype.kind not in "fiu" or rows.shape != (count, dimension):
+        return None
+    if rows.dtype.kind == "f" and not bool(np.isfinite(rows).all()):
+        bad = int(np.flatnonzero(~np.isfinite(rows).all(axis=1))[0])
+        raise ComponentTypeError(f"{who} returned a vector with NaN or infinity for text {bad}")
+    values: list[list[float]] = rows.astype(np.float64, copy=False).tolist()
+    return values
+
+
 class EmbeddingStep(PipelineStep[Document]):
     """Gives each chunk (or document) its vector: the embedder runs on batches of them.
 
     Each output is its input with ``embedding`` set; nothing else changes. Results are cached
-    per chunk like any step's, so an unchanged chunk is never embedded twice. In a pipeline file
-    a step ``embedder = "model2vec"`` builds one of these around the named embedder.
+    per chunk like any step's, so an unchanged chunk is never embedded twice, unless the
+    embedder is cheaper to run than its cache (:attr:`Embedder.cache_vectors` false: then this
+    step runs uncached). In a pipeline file a step ``embedder = "model2vec"`` builds one of
+    these around the named embedder.
     """
 
     event_name = "Embedding"
@@ -107,6 +139,8 @@ class EmbeddingStep(PipelineStep[Document]):
             raise ConfigurationError(f"batch_size must be an integer >= 1, got {size!r}")
         self.embedder = embedder
         self.batch_size = size  # type: ignore[misc]
+        if not embedder.cache_vectors:
+            self.output_model = None  # type: ignore[misc]  # the engine then caches nothing
 
     @property
     def component(self) -> Embedder:
@@ -133,8 +167,12 @@ class EmbeddingStep(PipelineStep[Document]):
             embedder.dimension,
             type(embedder).__name__,
         )
+        from ._construct import construct_document
+
         return [
-            item.model_copy(update={"embedding": vector})
+            construct_document({**item.__dict__, "embedding": vector})
+            if type(item) is Document
+            else item.model_copy(update={"embedding": vector})
             for item, vector in zip(items, vectors, strict=True)
         ]
 

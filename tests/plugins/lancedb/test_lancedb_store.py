@@ -384,3 +384,59 @@ def test_close_folds_only_a_large_tail(tmp_path, monkeypatch) -> None:
     with LanceDBStore(tmp_path) as store:
         assert tail(store) == 0  # more than _FOLD_TAIL rows: close folded them
         assert store.fingerprints() == {"a": "a3", "b": "b3"}
+
+
+# -- reading an index back ----------------------------------------------------------------------
+
+
+def test_chunks_reads_documents_back_whole_in_order(tmp_path) -> None:
+    import numpy as np
+
+    store = LanceDBStore(tmp_path / "index")
+    assert store.chunks() == {}
+    docs = corpus()
+    store.write(list(reversed(docs)) + [IndexedDocument("empty", "e1")])
+    found = store.chunks()
+    assert list(found) == ["a", "b"]  # sorted by document; one without chunks has no entry
+    for doc in docs:
+        # as written, the vectors as the float32 the store keeps
+        assert found[doc.document_id] == [
+            c.model_copy(update={"embedding": np.float32(c.embedding).tolist()})
+            for c in doc.chunks
+        ]
+    assert found["b"][1].embedding == np.float32([0.0, 0.9, 0.1]).tolist() != [0.0, 0.9, 0.1]
+    assert store.chunks(["b", "missing", "b"]) == {"b": found["b"]}
+    assert store.chunks([]) == {}
+    with pytest.raises(InvalidInputError, match="not one string"):
+        store.chunks("a")
+    store.delete(["a"])
+    assert list(store.chunks()) == ["b"]
+    store.close()
+
+
+def test_writes_fold_at_geometrically_growing_sizes(tmp_path, monkeypatch) -> None:
+    """A fold rewrites the whole table: folding every N rows would cost n / N rewrites of a
+    table of n rows; folds at sizes growing fourfold cost a bounded number of passes per row."""
+    from ragloom_lancedb import store as module
+
+    monkeypatch.setattr(module, "_OPTIMIZE_ROWS", 10)
+    monkeypatch.setattr(module, "_COMMIT_ROWS", 0)
+    monkeypatch.setattr(module, "_FOLD_TAIL", 1)
+    folded_at: list[int] = []
+    fold = module.LanceDBStore._optimize
+
+    def spy(self, vectors=True):
+        folded_at.append((self._chunks.count_rows(), vectors))
+        fold(self, vectors)
+
+    monkeypatch.setattr(module.LanceDBStore, "_optimize", spy)
+    with LanceDBStore(tmp_path, vector_index_rows=None) as store:
+        for n in range(16):
+            doc = f"d{n}"
+            store.write([IndexedDocument(doc, "1", [
+                chunk(doc, i, f"text {n} {i}", [1.0, float(i), 0.0]) for i in range(5)
+            ])])
+        # then at 160 rows; the vector index is left to close and optimize
+        assert folded_at == [(10, False), (40, False)]
+        assert len(store.chunks()) == 16
+    assert folded_at[-1] == (80, True)  # close folded the tail and saw to the vector index

@@ -97,3 +97,25 @@ def test_bad_model_path_and_bad_input(tmp_path) -> None:
         embedder.embed(["fine", 3])  # type: ignore[list-item]
     with pytest.raises(InvalidInputError, match="query"):
         embedder.embed_query(None)  # type: ignore[arg-type]
+
+
+def test_the_dimension_is_read_without_loading_the_model(tmp_path) -> None:
+    from ragloom_semantic._model import StaticEncoder, header_dimension
+
+    assert header_dimension(bundled_model_path()) == load_static_model().dim == 256
+    encoder = StaticEncoder(_copy_model(tmp_path / "copy"))
+    assert encoder.dim == 256
+    assert encoder._model is None  # asking for the dimension (to check an index) loads nothing
+    assert encoder.encode(["x"]).shape == (1, encoder.dim)
+    odd = _copy_model(tmp_path / "odd")
+    weights = odd / "model.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes((2**40).to_bytes(8, "little") + data[8:])  # a header it cannot read
+    assert header_dimension(odd) is None
+
+
+def test_vectors_are_not_kept_in_the_step_cache() -> None:
+    from ragloom.embedding import EmbeddingStep
+
+    assert Model2VecEmbedder.cache_vectors is False
+    assert EmbeddingStep(Model2VecEmbedder()).output_model is None

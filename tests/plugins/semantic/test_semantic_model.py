@@ -208,3 +208,37 @@ def test_batched_token_ids_match_the_tokenizer_text_by_text(texts, fresh) -> Non
     ids, lengths = pooler.token_ids(texts)
     assert lengths.tolist() == [len(e) for e in expected]
     assert ids.tolist() == [i for e in expected for i in e]
+
+
+def test_a_wordpiece_folder_is_read_without_model2vec(model) -> None:
+    """The bundled model is read from its files directly: the same vectors as the pooler over
+    model2vec's loaded model, and neither model2vec nor huggingface_hub imported."""
+    import subprocess
+    import sys
+
+    texts = SENTENCES + [" ".join(["retrieval"] * 700), "x " * 600]
+    ours = StaticEncoder().encode(texts)
+    reference = _model.normalize_rows(_model._WordPooler(model).encode(texts))
+    assert np.array_equal(ours, reference)
+    code = (
+        "import sys\n"
+        "from ragloom_semantic import StaticEncoder\n"
+        "encoder = StaticEncoder()\n"
+        "vectors = encoder.encode(['one text', 'and another'])\n"
+        "assert vectors.shape == (2, encoder.dim == 256 and 256)\n"
+        "print(sorted(m for m in ('model2vec', 'huggingface_hub') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_folder_in_another_layout_is_left_to_model2vec(tmp_path) -> None:
+    import shutil
+
+    folder = tmp_path / "no-config"
+    shutil.copytree(bundled_model_path(), folder)
+    (folder / "config.json").write_text("[]", encoding="utf-8")  # not model2vec's config
+    assert _model._LocalWordPiece.read(folder) is None
+    assert _model._LocalWordPiece.read(bundled_model_path()) is not None

@@ -8,6 +8,7 @@ more than one segment of documents.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError, PluginNotFoundError
+from ..errors import ConfigurationError, PluginNotFoundError, RagloomError
 from ._files import document_fingerprint, load_file, pipeline_identity
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
@@ -323,14 +324,22 @@ class Ingestor:
             report.seconds = time.perf_counter() - started
             return report
         loaders = self._loader_set()
-        fingerprint = self._fingerprinter()
+        self._check_dimension()
+        identity = pipeline_identity(self.pipeline)
+        fingerprint = self._fingerprinter(identity)
         known = self.store.fingerprints() if self.store is not None else {}
         skip_unchanged = self.store is not None and out is None and fingerprint is not None
         writer = AtomicJsonlWriter(out, flag="--out") if out is not None else None
         try:
             run = _Run(self, report, writer, on_progress, fingerprint, walked)
+            if skip_unchanged and identity is not None:
+                run.memo = _FileMemo.of(self.pipeline.cache, identity, self.skip_formats)
             documents = run.documents(loaders, known if skip_unchanged else None)
-            await run.drive(documents)
+            try:
+                await run.drive(documents)
+            finally:
+                if run.memo is not None:
+                    run.memo.flush()
             if self.store is not None and self.sync:
                 report.deleted = self.store.delete(gone_documents(known, walked.files))
             report.warnings.extend(run.warnings)
@@ -347,6 +356,34 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _check_dimension(self) -> None:
+        """Refuse, before anything is read or written, an index whose vectors have another
+        dimension than the pipeline's embedder makes (they could never be stored together).
+
+        Raises:
+            StoreError: naming the index, both dimensions and the embedder.
+        """
+        from ..embedding import EmbeddingStep
+        from ..stores import StoreError
+
+        if self.store is None:
+            return
+        steps = [s for s in self.pipeline.walk() if isinstance(s, EmbeddingStep)]
+        if not steps:
+            return
+        held = self.store.info().dimension
+        if held is None:
+            return
+        embedder = steps[-1].embedder
+        made = embedder.dimension
+        if made != held:
+            raise StoreError(
+                f"the index at {_location(self.store)} holds vectors of dimension {held}, but "
+                f"the embedder {type(embedder).__name__} makes vectors of dimension {made}: "
+                "ingest with the embedder the index was built with, or clear the index to "
+                "rebuild it with this one; nothing was changed"
+            )
+
     def _cache_files(self) -> list[str]:
         caches = [self.pipeline.cache, *(step.cache for step in self.pipeline.walk())]
         paths: list[str] = []
@@ -357,10 +394,10 @@ class Ingestor:
                 paths += [base, base + "-wal", base + "-shm", base + "-journal"]
         return paths
 
-    def _fingerprinter(self) -> Callable[[Document], str] | None:
-        """``document -> fingerprint`` of what indexing it would produce (``None`` when the
-        pipeline has no stable identity: then nothing is skipped as unchanged)."""
-        identity = pipeline_identity(self.pipeline)
+    def _fingerprinter(self, identity: str | None) -> Callable[[Document], str] | None:
+        """``document -> fingerprint`` of what indexing it would produce with a pipeline of
+        ``identity`` (``None`` when the pipeline has no stable identity: then nothing is
+        skipped as unchanged)."""
         if identity is None:
             return None
         return lambda document: document_fingerprint(identity, document)
@@ -577,24 +614,44 @@ class _Run:
         self.batch: list[Any] = []
         self.batch_chunks = 0
         self.files = walked.files
+        #: File contents -> the fingerprints of their documents, in the cache (see _FileMemo).
+        self.memo: _FileMemo | None = None
 
     # -- reading ---------------------------------------------------------------------------
 
     def documents(self, loaders: Any, known: dict[str, str] | None) -> Iterator[Document]:
         """Read files one at a time; unusable ones become failures, empty ones are skipped."""
         report = self.report
+        memo = self.memo if known is not None else None
+        held = known if known is not None else {}
         for index, file in enumerate(self.files):
+            read, key = None, None
+            if memo is not None:
+                source = memo.read(file, self.ingestor.max_file_size)
+                if source is not None:
+                    key = memo.key(file, source, loaders)
+                    listed = memo.get(key)
+                    if listed and all(held.get(d) == p for d, p in listed):
+                        # The same bytes, read by the same loader, gave these documents, and
+                        # the index holds them as they were: nothing to load or process.
+                        report.unchanged += len(listed)
+                        report.bytes_read += len(source.data)
+                        self._file_done(index, len(source.data))
+                        continue
+                    read = _already_read(source)
             loaded = load_file(
                 file, loaders, max_file_size=self.ingestor.max_file_size,
-                skip_formats=self.ingestor.skip_formats,
+                skip_formats=self.ingestor.skip_formats, read=read,
             )
             report.skipped.extend(loaded.skipped)
             report.failures.extend(loaded.failures)
             report.bytes_read += loaded.bytes_read
             fed = 0
+            printed: list[tuple[str, str]] = []
             for document in loaded.documents:
                 if self.fingerprint is not None:
                     print_ = self.fingerprint(document)
+                    printed.append((document.id, print_))
                     if known is not None and known.get(document.id) == print_:
                         report.unchanged += 1
                         continue
@@ -604,6 +661,10 @@ class _Run:
                 self.open_docs[index] = self.open_docs.get(index, 0) + 1
                 fed += 1
                 yield document
+            if memo is not None and key is not None and printed and not (
+                loaded.skipped or loaded.failures
+            ):
+                memo.put(key, file.doc_id, printed)
             if not fed:
                 self._file_done(index, loaded.size)
 
@@ -732,6 +793,109 @@ class _Run:
         batch, self.batch, self.batch_chunks = self.batch, [], 0
         store.write(batch)
         self.report.indexed += len(batch)
+
+
+def _already_read(source: Any) -> Callable[..., Any]:
+    """A reader for :func:`load_file` that hands over a file already read."""
+
+    def read(*_args: Any, **_kwargs: Any) -> Any:
+        return source
+
+    return read
+
+
+class _FileMemo:
+    """What each file's bytes gave, kept in the step cache: ``(document id, fingerprint)`` of
+    every document loaded from it.
+
+    A re-ingest into an index reads every file again to find the changed ones; converting a
+    file (HTML to Markdown, a PDF's pages) costs far more than hashing its bytes. When the
+    cache holds the documents a file's exact bytes gave (under the same loader and pipeline)
+    and the index holds each of them with that fingerprint, the file is unchanged and is not
+    loaded: loading it again would give the same documents and skip them all. Entries are
+    keyed by the file's id and bytes, the loader's and the pipeline's identity; a file that
+    failed or had documents skipped is not remembered. ``ragloom cache clear`` forgets them.
+    """
+
+    STEP = "ragloom.ingest/files"
+
+    def __init__(self, cache: Any, identity: str, skip_formats: Mapping[str, str]) -> None:
+        self.cache = cache
+        self.base = f"{self.STEP}\n{identity}\n{json.dumps(sorted(skip_formats))}\n"
+        self.pending: list[Any] = []
+        self.loaders: dict[int, str] = {}  # id(loader) -> its name and identity (loaders live
+        # as long as the run)
+
+    @classmethod
+    def of(cls, cache: Any, identity: str, skip_formats: Mapping[str, str]) -> _FileMemo | None:
+        """The memo over ``cache`` (``None`` without a cache that reads and writes entries)."""
+        if not (hasattr(cache, "get_many") and hasattr(cache, "put_many")):
+            return None
+        return cls(cache, identity, skip_formats)
+
+    @staticmethod
+    def read(file: InputFile, max_bytes: int) -> Any:
+        """The file as :func:`load_file` reads it, or ``None`` when it cannot be read (then
+        ``load_file`` reports why)."""
+        from ..loaders_builtin import read_source_file
+        from ..loading import LoadError
+
+        try:
+            return read_source_file(
+                file.path, doc_id=file.doc_id, name=file.shown, max_bytes=max_bytes,
+                metadata={"source": file.shown},
+            )
+        except LoadError:
+            return None
+
+    def key(self, file: InputFile, source: Any, loaders: Any) -> str | None:
+        """The entry's key (``None`` when no loader takes the file or it has no identity)."""
+        from ..identity import Uncacheable
+
+        try:
+            loader = loaders.pick(source)
+            loader_identity = self.loaders.get(id(loader))
+            if loader_identity is None:
+                loader_identity = f"{loaders.name_of(loader)}:{loader.config_hash}"
+                self.loaders[id(loader)] = loader_identity
+        except (Uncacheable, RagloomError):
+            return None
+        digest = hashlib.sha256(source.data).hexdigest()
+        text = f"{self.base}{loader_identity}\n{len(file.doc_id)}:{file.doc_id}\n{digest}"
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+    def get(self, key: str | None) -> list[tuple[str, str]] | None:
+        if key is None:
+            return None
+        try:
+            entry = self.cache.get_many([key]).get(key)
+            if entry is None:
+                return None
+            listed = json.loads(entry.payload)
+        except (RagloomError, ValueError):
+            return None  # an unreadable entry: the file is loaded as usual
+        if not isinstance(listed, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(v, str) for v in p)
+            for p in listed
+        ):
+            return None
+        return [(d, p) for d, p in listed]
+
+    def put(self, key: str, item_id: str, printed: list[tuple[str, str]]) -> None:
+        from ..cache.base import CacheEntry
+
+        payload = json.dumps(printed, ensure_ascii=False)
+        self.pending.append(CacheEntry(key, self.STEP, item_id, payload, len(printed)))
+        if len(self.pending) >= 1024:
+            self.flush()
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, []
+        if pending:
+            try:
+                self.cache.put_many(pending)
+            except RagloomError:
+                pass  # only a shortcut for the next run: it loads these files again
 
 
 def _doc_of(item: Any) -> str | None:

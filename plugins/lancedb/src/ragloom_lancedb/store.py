@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -46,11 +47,18 @@ UNFINISHED = ""
 _IN_LIST = 2000  # document ids per ``IN (...)`` predicate
 # Folding (LanceDB's optimize: compaction, then new rows into the indexes) rewrites small files
 # into large ones, which costs about as much as the table is big; text search reads rows that
-# are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds after
-# this many rows or commits since the last fold; close folds when the index misses more than
-# _FOLD_TAIL rows, so that re-ingesting a few files does not rewrite the table.
+# are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds once the
+# writes since the last fold add up (rows, plus _COMMIT_ROWS per commit) to _OPTIMIZE_ROWS and
+# to _FOLD_GROWTH times the rows the table held at that fold: folds come at geometrically
+# growing sizes, so their cost stays proportional to the rows written (folding every 100k rows
+# would rewrite a table of n rows n / 100k times). These folds leave the approximate vector
+# index alone (building it reads every vector: it is built or retrained by close and optimize,
+# once per ingest). Close folds when the index misses more than _FOLD_TAIL rows, so that
+# re-ingesting a few files does not rewrite the table.
 _OPTIMIZE_ROWS = 100_000
 _OPTIMIZE_COMMITS = 200
+_COMMIT_ROWS = _OPTIMIZE_ROWS // _OPTIMIZE_COMMITS
+_FOLD_GROWTH = 3
 _FOLD_TAIL = 2_000
 #: Chunk rows from which a fold builds an approximate vector index (IVF, exact distances inside
 #: the partitions it probes): an exact search reads every vector, ~40 ms per 100k of 256
@@ -59,9 +67,13 @@ _VECTOR_INDEX_ROWS = 50_000
 _VECTOR_INDEX_PREFIX = "vector_ivf"
 
 
+#: A source location LanceDB appends to its errors (``, /path/to/file.rs:224:20``).
+_RUST_LOCATION = re.compile(r",\s*/\S+\.rs:\d+:\d+\s*$")
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    message = text[0] if text else type(exc).__name__
+    message = _RUST_LOCATION.sub("", text[0]) if text else type(exc).__name__
     return message if len(message) <= 300 else message[:297] + "..."
 
 
@@ -92,22 +104,27 @@ class LanceDBStore(Store):
     again, which deletes whatever half of them was there. :meth:`delete` marks, deletes the
     chunks, then the document rows, with the same guarantee. Batches of a few thousand chunks
     per call are the efficient unit: every call makes new small files, which the store folds
-    together and into its indexes (:meth:`optimize`) every 100k rows or 200 commits, and on
-    :meth:`close` when the full-text index misses more than 2,000 rows. Folding rewrites the
-    table's files (about 2 s for 100k chunks of 256 dimensions), and text search reads rows
-    the index misses one by one (about 10 ms per 1,000), hence the threshold.
+    together and into its indexes (:meth:`optimize`) once the writes since the last fold reach
+    100k rows (a commit counting as 500) and three times the table's size at that fold (so a
+    table is folded at 100k, 400k, 1.6M... rows: folding costs a bounded number of passes over
+    each row, not one per 100k rows written), and on :meth:`close` when the full-text index
+    misses more than 2,000 rows. Folds during writes leave the approximate vector index (see
+    below) to :meth:`close` and :meth:`optimize`. Folding rewrites the table's files (about
+    2 s for 100k chunks of 256 dimensions), and text search reads rows the index misses one
+    by one (about 10 ms per 1,000), hence the threshold.
 
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
-    table holds ``vector_index_rows`` chunks (50,000 by default); from then on, each fold
-    (see below) makes sure an approximate index exists: IVF_FLAT, ``round(sqrt(rows) / 4)``
-    partitions of exact vectors, retrained when the table has grown enough to want twice as
-    many partitions. A search then reads the ``vector_nprobes`` partitions nearest to the query
-    (default: a quarter of them, at least 20): scores stay exact cosines, but a chunk in a
-    partition not read can be missed (on 100k chunks of real text, 98-99% of the exact top 10
-    are found, in a quarter of the time). Rows added since the last fold are searched
-    exactly. A search with ``where`` that finds fewer than ``top_k`` chunks this way is
-    repeated exactly, so a selective condition never loses matches to the index.
+    table holds ``vector_index_rows`` chunks (50,000 by default); from then on, each fold by
+    :meth:`close` or :meth:`optimize` makes sure an approximate index exists: IVF_FLAT,
+    ``round(sqrt(rows) / 4)`` partitions of exact vectors, retrained when the table has grown
+    enough to want twice as many partitions. A search then reads the ``vector_nprobes``
+    partitions nearest to the query (default: a quarter of them, at least 20): scores stay
+    exact cosines, but a chunk in a partition not read can be missed (on 100k chunks of real
+    text, 98-99% of the exact top 10 are found, in a quarter of the time). Rows added since
+    the last fold are searched exactly. A search with ``where`` that finds fewer than
+    ``top_k`` chunks this way is repeated exactly, so a selective condition never loses
+    matches to the index.
     ``"text"``: LanceDB's full-text index over the content (BM25, English stemming and stop
     words; created at the first write, kept up to date: rows added since the last fold are
     searched without it), score = BM25. The query is a bag of words (quotes and operators
@@ -181,6 +198,7 @@ class LanceDBStore(Store):
         self._closed = False
         self._pending_rows = 0
         self._pending_commits = 0
+        self._folded_rows = 0  # chunk rows at this handle's last fold
         self._text_indexed = False
         self._dimension: int | None = None  # read from the schema once the table is open
         self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
@@ -513,11 +531,9 @@ class LanceDBStore(Store):
             self._pending_commits += 4
             if self._chunks is not None:
                 self._ensure_indexes()
-                if (
-                    self._pending_rows >= _OPTIMIZE_ROWS
-                    or self._pending_commits >= _OPTIMIZE_COMMITS
-                ):
-                    self._optimize()
+                due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
+                if due >= max(_OPTIMIZE_ROWS, _FOLD_GROWTH * self._folded_rows):
+                    self._optimize(vectors=False)
 
     def _index_names(self, chunks: Any) -> set[str]:
         with self._guard("list the indexes"):
@@ -553,9 +569,10 @@ class LanceDBStore(Store):
                 self._ensure_indexes()
             self._text_indexed = True
 
-    def _optimize(self) -> None:
+    def _optimize(self, vectors: bool = True) -> None:
         """Fold small files together and new rows into the indexes (LanceDB's optimize;
-        versions older than its default week are removed)."""
+        versions older than its default week are removed); with ``vectors``, also build or
+        retrain the approximate vector index when the table has grown enough for it."""
         with self._guard("optimize the tables"):
             if self._chunks is not None:
                 self._chunks.optimize()
@@ -564,7 +581,10 @@ class LanceDBStore(Store):
         self._pending_rows = 0
         self._pending_commits = 0
         if self._chunks is not None:
-            self._ensure_vector_index(self._chunks)
+            if vectors:
+                self._ensure_vector_index(self._chunks)
+            with self._guard("count the rows"):
+                self._folded_rows = self._chunks.count_rows()
 
     def _vector_partitions(self, chunks: Any) -> int | None:
         """The partition count of the approximate vector index (named after it), if any."""
@@ -657,6 +677,56 @@ class LanceDBStore(Store):
             return count
 
     # -- reading ----------------------------------------------------------------------------
+
+    def chunks(self, document_ids: Iterable[str] | None = None) -> dict[str, list[Document]]:
+        """The stored chunks of these documents (``None``: of every document), by document
+        id, each document's in chunk order, every chunk with its vector as ``embedding``.
+
+        What an index holds, read back whole (to inspect or export it, or to check it against
+        a fresh ingest); a document with no chunks, or not stored, has no entry. Reads every
+        matching row into memory.
+        """
+        ids = None
+        if document_ids is not None:
+            if isinstance(document_ids, str):
+                raise InvalidInputError("chunks takes document ids, not one string")
+            ids = list(dict.fromkeys(document_ids))
+            if not ids:
+                return {}
+        chunks, _ = self._tables()
+        if chunks is None:
+            return {}
+        with self._guard("read the chunks"):
+            if ids is None:
+                tables = [chunks.to_arrow()]
+            else:
+                tables = [
+                    chunks.search().where(predicate).select(list(_CHUNK_COLUMNS)).limit(None)
+                    .to_arrow()
+                    for predicate in self._in("document_id", ids)
+                ]
+        found: dict[str, list[Document]] = {}
+        for table in tables:
+            vectors = table.column("vector").to_pylist()
+            for row, vector in zip(
+                table.select(_RESULT_COLUMNS).to_pylist(), vectors, strict=True
+            ):
+                found.setdefault(row["document_id"], []).append(
+                    Document(
+                        id=row["id"],
+                        content=row["content"],
+                        content_format=row["content_format"],
+                        metadata=json.loads(row["metadata"]),
+                        parent_id=row["parent_id"],
+                        index=row["chunk_index"],
+                        start=row["span_start"],
+                        end=row["span_end"],
+                        embedding=vector,
+                    )
+                )
+        for listed in found.values():
+            listed.sort(key=lambda c: (c.index is None, c.index or 0, c.id))
+        return dict(sorted(found.items()))
 
     def fingerprints(self) -> dict[str, str]:
         _, documents = self._tables()

@@ -146,6 +146,33 @@ def load_static_model(path: str | Path | None = None) -> StaticModel:
     return model
 
 
+def header_dimension(folder: Path) -> int | None:
+    """The second axis of the ``embeddings`` tensor in the model's safetensors header (what
+    ``StaticModel.dim`` reports once loaded), read without the weights; ``None`` when the file
+    does not state it plainly."""
+    import json
+
+    path = next((folder / n for n in _WEIGHT_FILES if (folder / n).is_file()), None)
+    if path is None:
+        return None
+    try:
+        with path.open("rb") as stream:
+            size = int.from_bytes(stream.read(8), "little")
+            if not 0 < size <= 1 << 24:
+                return None
+            shape = json.loads(stream.read(size))["embeddings"]["shape"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if (
+        isinstance(shape, list)
+        and len(shape) == 2
+        and all(type(v) is int for v in shape)
+        and shape[1] > 0
+    ):
+        return int(shape[1])
+    return None
+
+
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     """``matrix`` as float32 with rows scaled to norm 1 (zero rows stay zero)."""
     out = np.asarray(matrix, dtype=np.float32)
@@ -431,7 +458,7 @@ class _WordPooler:
     and a batch of known words costs a dictionary lookup per word and array operations.
     """
 
-    def __init__(self, model: StaticModel) -> None:
+    def __init__(self, model: StaticModel | _LocalWordPiece) -> None:
         self.tokenizer = model.tokenizer
         self.table = np.asarray(model.embedding, dtype=np.float32)
         mapping = getattr(model, "token_mapping", None)
@@ -564,13 +591,81 @@ class _WordPooler:
         return out
 
 
+class _LocalWordPiece:
+    """What :class:`_WordPooler` needs of a model, read straight from a model2vec folder.
+
+    ``StaticModel.from_pretrained`` imports ``huggingface_hub`` (for model cards and
+    downloads), which costs several times what reading the files does; a WordPiece model in
+    model2vec's own layout (``config.json``, ``tokenizer.json``, ``model.safetensors`` with an
+    ``embeddings`` tensor) is read here the way it reads one, without that import.
+    """
+
+    def __init__(self, tokenizer: Any, embedding: np.ndarray, weights: np.ndarray | None,
+                 mapping: np.ndarray | None, max_length: int | None) -> None:
+        self.tokenizer = tokenizer
+        self.embedding = embedding
+        self.weights = weights
+        self.token_mapping = mapping
+        self.max_length = max_length
+        self.unk_token_id = _unk_token_id(tokenizer)
+
+    @property
+    def dim(self) -> int:
+        return int(self.embedding.shape[1])
+
+    @classmethod
+    def read(cls, folder: Path) -> _LocalWordPiece | None:
+        """The model in ``folder``, or ``None`` when it is not a WordPiece model in model2vec's
+        layout (then ``StaticModel`` loads it)."""
+        import json
+
+        files = [folder / n for n in ("config.json", "tokenizer.json", "model.safetensors")]
+        if not all(f.is_file() for f in files):
+            return None
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+
+        try:
+            config = json.loads(files[0].read_text(encoding="utf-8"))
+            tokenizer = Tokenizer.from_file(str(files[1]))
+            with safe_open(str(files[2]), framework="numpy") as tensors:
+                names = set(tensors.keys())
+                if "embeddings" not in names:
+                    return None
+                embedding = tensors.get_tensor("embeddings")
+                weights = tensors.get_tensor("weights") if "weights" in names else None
+                mapping = tensors.get_tensor("mapping") if "mapping" in names else None
+        except Exception:  # noqa: BLE001 - anything odd: StaticModel loads it (or says why)
+            return None
+        if not isinstance(config, dict) or embedding.ndim != 2 or not _word_local(tokenizer):
+            return None
+        if mapping is None and embedding.shape[0] != tokenizer.get_vocab_size():
+            return None
+        padding = tokenizer.padding  # as StaticModel: no padding, the pad token kept
+        if padding is not None:
+            tokenizer.enable_padding(
+                pad_id=padding["pad_id"], pad_token=padding["pad_token"],
+                pad_type_id=padding["pad_type_id"], length=0,
+            )
+        max_length = config.get("max_length", 512)
+        return cls(tokenizer, embedding, weights, mapping, max_length)
+
+
+def _unk_token_id(tokenizer: Any) -> int | None:
+    """The unknown token's id, as ``StaticModel`` finds it."""
+    token = getattr(tokenizer.model, "unk_token", None)
+    return None if token is None else tokenizer.token_to_id(token)
+
+
 class StaticEncoder:
     """An :class:`Encoder` over a model2vec model, loaded lazily on the first encode.
 
     WordPiece models (like the bundled one) are pooled by :class:`_WordPooler`, which gives
-    ``StaticModel.encode``'s vectors faster on long texts. Other models go through
-    ``StaticModel.encode``, which reconfigures its tokenizer on every call and so is not safe
-    from two threads at once: those calls are serialised by a per-model lock.
+    ``StaticModel.encode``'s vectors faster on long texts; in model2vec's folder layout they
+    are read without model2vec (whose loader imports ``huggingface_hub``, most of a second).
+    Other models go through ``StaticModel.encode``, which reconfigures its tokenizer on every
+    call and so is not safe from two threads at once: those calls are serialised by a
+    per-model lock.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 2048) -> None:
@@ -580,6 +675,7 @@ class StaticEncoder:
         self.batch_size = batch_size
         self._model: StaticModel | None = None
         self._pooler: _WordPooler | None = None
+        self._dim: int | None = None
         self._init_lock = threading.Lock()
 
     @property
@@ -594,25 +690,51 @@ class StaticEncoder:
 
     @property
     def model(self) -> StaticModel:
+        """model2vec's ``StaticModel`` of the folder (loaded on first use, with what encoding
+        needs when that is not loaded yet)."""
         if self._model is None:
             with self._init_lock:
                 if self._model is None:
                     model = load_static_model(self.folder)
-                    if _word_local(model.tokenizer):
-                        self._pooler = _WordPooler(model)
+                    if self._dim is None:
+                        if _word_local(model.tokenizer):
+                            self._pooler = _WordPooler(model)
+                        self._dim = int(model.dim)
                     self._model = model
         return self._model
 
+    def _ready(self) -> None:
+        """Load what encoding needs: the pooler of a WordPiece model, else the model."""
+        if self._dim is not None:
+            return
+        with self._init_lock:
+            if self._dim is None:
+                local = _LocalWordPiece.read(self.folder)
+                if local is not None:
+                    self._pooler = _WordPooler(local)
+                    self._dim = local.dim
+        if self._dim is None:
+            self.model  # noqa: B018 - loads the model (and the pooler, if it has one)
+
     @property
     def dim(self) -> int:
-        return int(self.model.dim)
+        """The vector dimension; read from the weights file's header while the model is not
+        loaded (asking for it, e.g. to check an index, does not load the model)."""
+        if self._dim is None:
+            found = header_dimension(self.folder)
+            if found is not None:
+                return found
+            self._ready()
+        assert self._dim is not None
+        return self._dim
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        model = self.model
+        self._ready()
         if not texts:
-            return np.zeros((0, model.dim), dtype=np.float32)
+            return np.zeros((0, self.dim), dtype=np.float32)
         if self._pooler is not None:
             return normalize_rows(self._pooler.encode(texts))
+        model = self.model
         with _lock_for(self.folder):
             vectors: Any = model.encode(
                 list(texts),

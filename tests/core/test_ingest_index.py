@@ -1,0 +1,170 @@
+"""Ingesting into an index: unchanged files are recognised by their bytes (not loaded again),
+and an index of another dimension is refused before any file is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ragloom.embedding import Embedder
+from ragloom.ingest import Ingestor
+from ragloom.loaders_builtin import LoaderSet, TextLoader
+from ragloom.stores import ScoredChunk, Store, StoreError, StoreInfo
+
+pytest.importorskip("ragloom_text")
+
+
+class CountingLoader(TextLoader):
+    """Plain text, counting the files it loads."""
+
+    step_id = "test/counting-text"
+    loaded: list[str] = []
+
+    def __init__(self, tag: str = "") -> None:
+        self.tag = tag
+
+    def config(self) -> dict[str, Any]:
+        return {"tag": self.tag}
+
+    def load(self, source):
+        type(self).loaded.append(source.path.rsplit("/", 1)[-1])
+        return super().load(source)
+
+
+class Lengths(Embedder):
+    step_id = "test/lengths"
+
+    def __init__(self, size: int = 2) -> None:
+        self.size = size
+
+    def config(self) -> dict[str, Any]:
+        return {"size": self.size}
+
+    @property
+    def dimension(self) -> int:
+        return self.size
+
+    def embed(self, texts):
+        return [[float(len(t))] + [1.0] * (self.size - 1) for t in texts]
+
+
+class MemoryStore(Store):
+    """Documents in a dict: enough of a store for ingestion."""
+
+    step_id = "test/memory-store"
+
+    def __init__(self) -> None:
+        self.docs: dict[str, tuple[str, list[Any]]] = {}
+        self.writes = 0
+
+    def config(self) -> dict[str, Any]:
+        return {}
+
+    def write(self, documents) -> None:
+        self.writes += 1
+        for doc in documents:
+            self.docs[doc.document_id] = (doc.fingerprint, list(doc.chunks))
+
+    def delete(self, document_ids) -> int:
+        gone = [d for d in document_ids if d in self.docs]
+        for d in gone:
+            del self.docs[d]
+        return len(gone)
+
+    def fingerprints(self) -> dict[str, str]:
+        return {d: p for d, (p, _) in self.docs.items()}
+
+    def search(self, **_: Any) -> list[ScoredChunk]:
+        return []
+
+    def info(self) -> StoreInfo:
+        chunks = [c for _, listed in self.docs.values() for c in listed]
+        dimension = len(chunks[0].embedding) if chunks else None
+        return StoreInfo("memory", len(self.docs), len(chunks), dimension)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    for name in ("a", "b", "c"):
+        (root / f"{name}.txt").write_text(f"The file {name}. " * 80, encoding="utf-8")
+    return root
+
+
+def run(folder: Path, store: Store, cache: Any, tag: str = "", **options: Any) -> Any:
+    CountingLoader.loaded = []
+    loaders = LoaderSet({"text": CountingLoader(tag)})
+    with Ingestor(store=store, cache=cache, embedder=Lengths(), loaders=loaders,
+                  chunk_size=200, **options) as ingestor:
+        return ingestor.run([folder])
+
+
+def test_unchanged_files_are_not_loaded_again(folder: Path, tmp_path: Path) -> None:
+    store = MemoryStore()
+    cache = tmp_path / "cache.sqlite"
+    first = run(folder, store, cache)
+    assert (first.indexed, first.unchanged) == (3, 0)
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+    indexed = dict(store.docs)
+
+    again = run(folder, store, cache)
+    assert (again.indexed, again.unchanged, again.documents, again.chunks) == (0, 3, 0, 0)
+    assert CountingLoader.loaded == []  # recognised by their bytes
+    assert again.bytes_read == first.bytes_read and again.ok
+
+    (folder / "b.txt").write_text("The file b, edited. " * 60, encoding="utf-8")
+    edited = run(folder, store, cache)
+    assert (edited.indexed, edited.unchanged) == (1, 2)
+    assert CountingLoader.loaded == ["b.txt"]
+    assert store.docs["a.txt"] == indexed["a.txt"] and store.docs["b.txt"] != indexed["b.txt"]
+
+    # The index no longer holds what the bytes gave: the files are loaded and indexed again.
+    store.docs["c.txt"] = ("stale", [])
+    repaired = run(folder, store, cache)
+    assert CountingLoader.loaded == ["c.txt"] and repaired.indexed == 1
+    assert store.docs["c.txt"] == indexed["c.txt"]
+
+    # Another loader identity: every file is loaded (and found unchanged in the index).
+    other = run(folder, store, cache, tag="v2")
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+    assert (other.indexed, other.unchanged) == (0, 3)
+
+
+def test_without_a_cache_every_file_is_loaded(folder: Path) -> None:
+    store = MemoryStore()
+    run(folder, store, False)
+    again = run(folder, store, False)
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+    assert (again.indexed, again.unchanged) == (0, 3)
+
+
+def test_a_jsonl_output_loads_every_file(folder: Path, tmp_path: Path) -> None:
+    store = MemoryStore()
+    cache = tmp_path / "cache.sqlite"
+    run(folder, store, cache)
+    CountingLoader.loaded = []
+    loaders = LoaderSet({"text": CountingLoader()})
+    with Ingestor(store=store, cache=cache, embedder=Lengths(), loaders=loaders,
+                  chunk_size=200) as ingestor:
+        report = ingestor.run([folder], out=tmp_path / "chunks.jsonl")
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+    assert report.chunks > 0  # every chunk is written out
+
+
+def test_another_dimension_is_refused_before_reading(folder: Path, tmp_path: Path) -> None:
+    store = MemoryStore()
+    run(folder, store, False)
+    before = dict(store.docs)
+    writes = store.writes
+    (folder / "a.txt").write_text("Changed.", encoding="utf-8")
+    CountingLoader.loaded = []
+    with Ingestor(store=store, cache=False, embedder=Lengths(5), sync=True,
+                  loaders=LoaderSet({"text": CountingLoader()})) as ingestor:
+        with pytest.raises(StoreError) as caught:
+            ingestor.run([folder])
+    message = str(caught.value)
+    assert "dimension 2" in message and "dimension 5" in message and "Lengths" in message
+    assert "memory" in message and "nothing was changed" in message
+    assert CountingLoader.loaded == [] and store.docs == before and store.writes == writes
