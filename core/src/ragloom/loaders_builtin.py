@@ -145,8 +145,9 @@ _PLUGIN_BY_FORMAT = {what: dist for what, dist in PLUGIN_FORMATS.values()}
 class NoLoaderError(LoadError):
     """No installed loader reads a file.
 
-    ``hint`` is the install command of the plugin that reads its format, when the format is
-    known (``pip install ragloom-loaders``), else ``None``.
+    ``hint`` says how to install the plugin that reads its format, when the format is known
+    (``install ragloom-loaders (from a ragloom checkout: pip install ./plugins/loaders)``),
+    else ``None``.
     """
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
@@ -436,7 +437,9 @@ def _is_builtin(loader: Loader) -> bool:
 
 
 def _install_hint(what: str) -> str:
-    return f"pip install {_PLUGIN_BY_FORMAT[what]}"
+    from .plugins._discovery import install_hint
+
+    return install_hint(_PLUGIN_BY_FORMAT[what])
 
 
 class LoaderSet:
@@ -564,7 +567,7 @@ class LoaderSet:
             hint = _install_hint(what)
             raise NoLoaderError(
                 f"{source.path}: no installed loader reads {what} files ({suffix}); "
-                f"install ragloom-loaders to read {what} ({hint})",
+                f"{hint} to read {what}",
                 hint=hint,
             )
         head = source.data[:4096]
@@ -578,7 +581,7 @@ class LoaderSet:
             hint = _install_hint(sniffed)
             raise NoLoaderError(
                 f"{source.path}: looks like {sniffed} but no installed loader reads it; "
-                f"install ragloom-loaders to read {sniffed} ({hint})",
+                f"{hint} to read {sniffed}",
                 hint=hint,
             )
         nul = _binary_offset(source.data)

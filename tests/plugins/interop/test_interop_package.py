@@ -45,6 +45,6 @@ def test_a_missing_framework_names_the_install_command(
     with pytest.raises(ImportError) as info:
         importlib.import_module(f"ragloom_interop.{submodule}")
     message = str(info.value)
-    assert f'pip install "ragloom-interop[{extra}]"' in message
+    assert f'pip install "./plugins/interop[{extra}]"' in message
     assert f"ragloom_interop.{submodule} needs" in message
     assert f"ragloom_interop.{submodule}" not in sys.modules

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..plugins._discovery import install_hint
 from ._app import EXIT_OK
 
 __all__ = ["DEFAULT_INDEX", "DEFAULT_STORE", "index", "index_option", "open_index"]
@@ -36,7 +37,7 @@ def open_index(path: str, *, registry: Any = None, must_exist: bool = False) -> 
         return registry.create("store", DEFAULT_STORE, {"path": path})
     except PluginNotFoundError:
         raise ConfigurationError(
-            "an index needs ragloom-lancedb (pip install ragloom-lancedb)"
+            f"an index needs the store {DEFAULT_STORE}: {install_hint('ragloom-lancedb')}"
         ) from None
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, PluginNotFoundError, RagloomError
+from ..plugins._discovery import install_hint
 from ._files import document_fingerprint, load_file, pipeline_identity
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
@@ -77,7 +78,7 @@ def default_pipeline(
         chunker = registry.create("chunker", "ragloom-text:auto", params)
     except PluginNotFoundError as exc:
         raise ConfigurationError(
-            f"no default chunker: {exc}. Install ragloom-text (pip install ragloom-text) or "
+            f"no default chunker: {exc}. {install_hint('ragloom-text').capitalize()}, or "
             "give a pipeline file"
         ) from None
     if _has_docling(registry):
@@ -98,8 +99,7 @@ def _has_docling(registry: Registry) -> bool:
 #: Formats the default pipeline cannot chunk without a plugin: documents in them are skipped
 #: (with this note) rather than cut as raw text.
 _NEEDS_PLUGIN = {
-    "docling": "a Docling document: install ragloom-docling to chunk it "
-    "(pip install ragloom-docling)",
+    "docling": f"a Docling document: {install_hint('ragloom-docling')} to chunk it",
 }
 
 

@@ -11,7 +11,7 @@ both directions (exact offsets, ids and lineage kept) and a drop-in splitter:
   ``RagloomDocumentSplitter``, a Haystack component.
 
 Importing this package imports none of the frameworks. Install one with its extra, e.g.
-``pip install "ragloom-interop[langchain]"``.
+``pip install "./plugins/interop[langchain]"`` from a ragloom checkout.
 """
 
 from __future__ import annotations

@@ -168,7 +168,11 @@ def _cut_of(chunk: Document) -> Cut:
 def _build_step(spec: dict[str, Any], owner: str) -> Chunker:
     from ragloom.config import build_pipeline
 
-    step = build_pipeline({"version": 1, "steps": [spec]}, source=f"{owner} chunker spec")
+    # Imports are allowed: the spec comes from Python code or from the host framework's own
+    # saved pipeline, whose loader already imports every component class named in it.
+    step = build_pipeline(
+        {"version": 1, "steps": [spec]}, source=f"{owner} chunker spec", allow_imports=True
+    )
     built = step.steps()[-1]
     if not isinstance(built, Chunker):
         raise ConfigurationError(

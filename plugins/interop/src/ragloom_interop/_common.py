@@ -51,7 +51,7 @@ def missing_framework(module: str, exc: ImportError) -> ImportError:
     what, extra = _EXTRAS[module]
     return ImportError(
         f"ragloom_interop.{module} needs {what}, which is not installed ({exc}); "
-        f'install it with: pip install "ragloom-interop[{extra}]"'
+        f'install it from a ragloom checkout with: pip install "./plugins/interop[{extra}]"'
     )
 
 
