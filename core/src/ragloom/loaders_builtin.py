@@ -567,7 +567,7 @@ class LoaderSet:
             hint = _install_hint(what)
             raise NoLoaderError(
                 f"{source.path}: no installed loader reads {what} files ({suffix}); "
-                f"{hint} to read {what}",
+                f"to read {what}, {hint}",
                 hint=hint,
             )
         head = source.data[:4096]
@@ -581,7 +581,7 @@ class LoaderSet:
             hint = _install_hint(sniffed)
             raise NoLoaderError(
                 f"{source.path}: looks like {sniffed} but no installed loader reads it; "
-                f"{hint} to read {sniffed}",
+                f"to read {sniffed}, {hint}",
                 hint=hint,
             )
         nul = _binary_offset(source.data)
