@@ -97,10 +97,8 @@ def canonical_identity(
         shape = list(getattr(value, "shape", ()))
         return {"array": str(value.dtype), "shape": shape,
                 "digest": hashlib.sha256(value.tobytes()).hexdigest()}
-    from .component import Component
-
-    if isinstance(value, Component):
-        return {"component": value.config_hash}
+    if callable(getattr(type(value), "cache_identity", None)) and hasattr(value, "config_hash"):
+        return {"component": value.config_hash}  # a component: its own derived identity
     if isinstance(value, type):
         return {"type": _qualified(value)}
     adapter = _adapter_for(type(value))

@@ -34,7 +34,7 @@ from typing import Any
 from ragloom import ConfigurationError
 
 from ragloom_text._counting import UnitCounter, UnitCounts
-from ragloom_text.lengths import NamedLength
+from ragloom_text._named import NamedLength
 
 __all__ = [
     "DEFAULT_TOKENIZER",
