@@ -28,6 +28,18 @@ FLUSH_SECONDS = 1.0
 FLUSH_ENTRIES = 1024
 
 
+#: Warnings already logged by this process: a run in several segments (an ingest), or several
+#: runs of one pipeline, log each once (each run still emits its ``CacheSkipped`` event).
+_WARNED: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """Log ``message`` as a warning of the ``ragloom`` logger, once per process."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        logging.getLogger("ragloom").warning("%s", message)
+
+
 class _PendingWrites:
     """Finished items' cache entries not yet written, per store."""
 
@@ -70,7 +82,7 @@ class _PendingWrites:
             except CacheReadOnlyError as exc:
                 self.read_only.add(id(store))
                 note = f"{exc}: the run replays what it holds and stores nothing new"
-                logging.getLogger("ragloom").warning("%s", note)
+                warn_once(note)
                 self.notes.append(note)
         return count
 
@@ -166,6 +178,9 @@ def _record_decisions(owners: dict[int, _Owner]) -> None:
             continue
         decision = owner.costs.decision(owner.prior)
         if decision is not None:
+            # Which step it is, for `ragloom cache info` (the key is its cache identity).
+            decision["step"] = owner.step.identity()
+            decision["name"] = owner.step.name
             costs.record(owner.store, owner.config_hash, decision, owner.step.name)
 
 
@@ -181,9 +196,10 @@ async def _settle_identity(owner: _Owner, context: Any, stats: Any) -> None:
         owner.store = None
         reason = (
             f"{exc}; it runs without a cache. To cache it anyway, give it a cache_version "
-            f"(step.configure(cache_version=1)) and change it whenever that value changes"
+            "(step.configure(cache_version=1), or cache_version = 1 in its step of a pipeline "
+            "file) and change that version whenever this argument changes the output"
         )
-        logging.getLogger("ragloom").warning("%s: %s", owner.step.name, reason)
+        warn_once(f"{owner.step.name}: {reason}")
         await context.emit(CacheSkipped(context.run_id, step=owner.step.name, reason=reason))
 
 
