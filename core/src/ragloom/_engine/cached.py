@@ -133,6 +133,17 @@ async def cached_results(
         await _settle_identity(owner, context, stats)
     _known_decisions(owners)
     pending = _PendingWrites()
+    for owner in owners.values():
+        # A store known to be read-only is read, never written: said once, up front.
+        store = owner.store
+        if (store is not None and getattr(store, "read_only", False) is True
+                and id(store) not in pending.read_only):
+            pending.read_only.add(id(store))
+            note = (f"cache file {getattr(store, 'path', store)} is read-only: the run replays "
+                    "what it holds and stores nothing new")
+            warn_once(note)
+            await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
+    finished = False
     try:
         async for window in windows:
             stats.items_in += len(window)
@@ -144,20 +155,34 @@ async def cached_results(
             for part in parts:
                 yield await _window(part, step, routing, owners, compute, context, stats, pending)
                 pending.flush_if_due()
-                while pending.notes:
-                    note = pending.notes.pop(0)
-                    await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
+                await _tell(pending, context, stats)
+        finished = True
+        _last_flush(pending, owners)
+        await _tell(pending, context, stats)
     finally:
         aclose = getattr(windows, "aclose", None)
         if aclose is not None:
             await aclose()
-        started = costs.clock()
-        written = pending.flush()
-        if written:
-            share = (costs.clock() - started) / written
-            for owner in owners.values():
-                owner.costs.overhead += share * owner.costs.computed
+        if not finished:
+            _last_flush(pending, owners)
         _record_decisions(owners)
+
+
+async def _tell(pending: _PendingWrites, context: Any, stats: Any) -> None:
+    """Emit what the writes found out (a store that turned out read-only) as CacheSkipped."""
+    while pending.notes:
+        note = pending.notes.pop(0)
+        await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
+
+
+def _last_flush(pending: _PendingWrites, owners: dict[int, _Owner]) -> None:
+    """Write what is left; its cost is cache work of the items computed in this run."""
+    started = costs.clock()
+    written = pending.flush()
+    if written:
+        share = (costs.clock() - started) / written
+        for owner in owners.values():
+            owner.costs.overhead += share * owner.costs.computed
 
 
 def _known_decisions(owners: dict[int, _Owner]) -> None:
