@@ -90,13 +90,13 @@ def info(path: str, as_json: bool) -> int:
         table = [
             (
                 identity,
-                str(d["step"] or "?"),
+                _step_shown(d),
                 str(d["replay"]),
                 _micros(d["compute_us"]),
                 _micros(d["replay_us"]),
                 str(d["items"]),
             )
-            for identity, d in sorted(decisions.items(), key=lambda kv: (str(kv[1]["step"]),
+            for identity, d in sorted(decisions.items(), key=lambda kv: (_step_shown(kv[1]),
                                                                        kv[0]))
         ]
         click.echo(render_table(
@@ -108,16 +108,23 @@ def info(path: str, as_json: bool) -> int:
 
 def _decision_out(record: dict[str, object]) -> dict[str, object]:
     """A recorded decision in the shape ``info`` shows (absent fields as ``None``)."""
-    step, name = record.get("step"), record.get("name")
-    shown = f"{step} ({name})" if step and name and name != step else step or name
     return {
-        "step": shown,
+        "step": record.get("step"),
+        "name": record.get("name"),
         "replay": record.get("replay"),
         "compute_us": record.get("compute_us"),
         "replay_us": record.get("replay_us"),
         "items": record.get("items"),
         "measured": record.get("measured"),
     }
+
+
+def _step_shown(decision: dict[str, object]) -> str:
+    """``step-id (name)``, or whichever of the two the record has."""
+    step, name = decision.get("step"), decision.get("name")
+    if step and name and name != step:
+        return f"{step} ({name})"
+    return str(step or name or "?")
 
 
 def _micros(value: object) -> str:
