@@ -2,6 +2,7 @@
 
     pip install -e core -e plugins/text llama-index-core
     python benchmarks/bench_cache.py [--mb 20] [--repeat 3] [--skip-llama] [--skip-edit]
+        [--semantic-mb 2] [--skip-semantic]
 
 Corpus: ``tests/support/corpus.py`` (real text already on the machine: package descriptions,
 documentation files, stdlib sources), at least ``--mb`` MB of UTF-8.
@@ -22,6 +23,19 @@ document replayed from the cache) and warm with one document edited:
   case); *warm, from disk* is ``persist()`` then ``load()`` into a new pipeline, then run (what
   a new process does, as ragloom reopens its file on every run here).
 
+Those rows cache every step (``RAGLOOM_CACHE_MODE=always``). Two more measurements check the
+cost-aware default (``auto``, what a user gets):
+
+- ``auto`` per fast set-up: a cold run records whether replaying the chunker is cheaper than
+  cutting again; the warm runs after it (the cache skipped when it is not) are compared with
+  runs without any cache, interleaved. Target: warm <= 1.05x uncached.
+- ``semantic, fresh process``: ragloom-semantic's ``SemanticChunker`` (the bundled model2vec
+  model; well over 1 ms per document) over the first ``--semantic-mb`` MB of the corpus, cold
+  and then warm, each in a new Python process reading the cache file from disk (the time of
+  the run itself: opening the cache, building the chunker, running; modules are imported
+  before, by a run over no documents). Target: warm >= 10x faster than cold. The whole
+  process's time (interpreter start, imports, reading the documents) is printed as well.
+
 A *floor* row per ragloom set-up times the work no warm run can skip, on the same outputs:
 hashing every input's content (SHA-256 of its UTF-8, what identifies unchanged content) and
 building each output chunk (a slice of its input and a ``Document``, with the core's own
@@ -38,7 +52,10 @@ from __future__ import annotations
 import argparse
 import gc
 import hashlib
+import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -310,13 +327,133 @@ def bench_llama(
     return rows
 
 
+def bench_auto(
+    corpus: list[tuple[str, str, str]], chunker: Callable[[], Chunker], path: Path, repeat: int
+) -> dict[str, Any]:
+    """The cost-aware default: one cold run records the decision, then warm runs (cache
+    skipped if so decided) interleaved with runs without a cache; best times of each."""
+    previous = os.environ.get("RAGLOOM_CACHE_MODE")
+    os.environ["RAGLOOM_CACHE_MODE"] = "auto"
+    try:
+        if path.exists():
+            path.unlink()
+        with SQLiteCacheStore(path) as store:
+            _run(Pipeline(chunker(), cache=store), _ragloom_docs(corpus))
+            decisions = store.decisions()
+        warm = none = (float("inf"), float("inf"))
+        hits = -1
+        digests: set[str] = set()
+        for _ in range(repeat):
+            for kind in ("none", "warm"):
+                docs = _ragloom_docs(corpus)
+
+                def once(docs: list[Document] = docs, kind: str = kind) -> Any:
+                    if kind == "none":
+                        return _run(Pipeline(chunker(), cache=False), docs)
+                    with SQLiteCacheStore(path) as store:
+                        return _run(Pipeline(chunker(), cache=store), docs)
+
+                wall, cpu, out = _timed(once)
+                digests.add(_digest(out))
+                if kind == "none":
+                    none = (min(none[0], wall), min(none[1], cpu))
+                else:
+                    warm = (min(warm[0], wall), min(warm[1], cpu))
+                    hits = out.cache_hits
+                del out, docs
+        assert len(digests) == 1, "auto-mode output differs from uncached output"
+    finally:
+        if previous is None:
+            os.environ.pop("RAGLOOM_CACHE_MODE", None)
+        else:
+            os.environ["RAGLOOM_CACHE_MODE"] = previous
+    return {"decisions": list(decisions.values()), "warm": warm, "none": none, "hits": hits}
+
+
+def semantic_worker(db: str, docs_file: str) -> None:
+    """In a fresh process: chunk the documents of ``docs_file`` with the SemanticChunker
+    through the SQLite cache ``db``; print the run's times and counts as JSON."""
+    with open(docs_file, encoding="utf-8") as handle:
+        docs = [Document(**json.loads(line)) for line in handle]
+    from ragloom_semantic import SemanticChunker
+
+    # Import what a run imports (the engine, the cache, the chunker's module) before timing:
+    # cold and warm import the same modules, which says nothing about the cache. The model is
+    # loaded on first use, so this loads nothing.
+    _run(Pipeline(SemanticChunker(chunk_size=1000), cache=False), [])
+
+    def once() -> Any:
+        with SQLiteCacheStore(db) as store:
+            return _run(Pipeline(SemanticChunker(chunk_size=1000), cache=store), docs)
+
+    wall, cpu, out = _timed(once)
+    assert not out.failed, out.failed[:3]
+    print(json.dumps({"wall": wall, "cpu": cpu, "chunks": len(out), "hits": out.cache_hits,
+                      "misses": out.cache_misses, "digest": _digest(out)}))
+
+
+def bench_semantic(
+    corpus: list[tuple[str, str, str]], mb: float, workdir: Path, repeat: int
+) -> dict[str, Any] | None:
+    """SemanticChunker cold, then warm, each in a new process reading the cache from disk."""
+    try:
+        import ragloom_semantic  # noqa: F401
+    except ImportError as exc:
+        print(f"ragloom-semantic unavailable ({exc}); no semantic rows")
+        return None
+    docs_file, db = workdir / "semantic-docs.jsonl", workdir / "semantic.db"
+    size, count = 0, 0
+    with open(docs_file, "w", encoding="utf-8") as handle:
+        for name, fmt, text in corpus:
+            if size >= mb * 1e6:
+                break
+            handle.write(json.dumps({"id": name, "content": text, "content_format": fmt}) + "\n")
+            size += len(text.encode("utf-8", "surrogatepass"))
+            count += 1
+    env = {**os.environ, "RAGLOOM_CACHE_MODE": "auto"}
+
+    def fresh() -> dict[str, Any]:
+        started = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, __file__, "--semantic-worker", str(db), str(docs_file)],
+            capture_output=True, text=True, env=env, check=False,
+        )
+        if proc.returncode != 0:
+            raise SystemExit(f"semantic worker failed:\n{proc.stderr}")
+        found: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+        found["process"] = time.perf_counter() - started  # the whole process, start to exit
+        return found
+
+    cold = fresh()
+    assert (cold["hits"], cold["misses"]) == (0, count), cold
+    warms = [fresh() for _ in range(repeat)]
+    for warm in warms:
+        assert (warm["hits"], warm["misses"]) == (count, 0), warm
+        assert warm["digest"] == cold["digest"], "replayed chunks differ from computed ones"
+    best = min(warms, key=lambda w: w["wall"])
+    with SQLiteCacheStore(db) as store:
+        decisions = list(store.decisions().values())
+    return {"docs": count, "mb": size / 1e6, "cold": cold, "warm": best,
+            "decisions": decisions}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=float, default=20.0, help="corpus size in MB (min)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-llama", action="store_true", help="ragloom/recursive only")
     parser.add_argument("--skip-edit", action="store_true", help="no 1-edited runs")
+    parser.add_argument("--semantic-mb", type=float, default=2.0,
+                        help="MB of the corpus the SemanticChunker runs over")
+    parser.add_argument("--skip-semantic", action="store_true", help="no semantic rows")
+    parser.add_argument("--semantic-worker", nargs=2, metavar=("DB", "DOCS"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.semantic_worker:
+        semantic_worker(*args.semantic_worker)
+        return
+    # The rows below cache every step; the auto rows set the cost-aware mode themselves.
+    os.environ["RAGLOOM_CACHE_MODE"] = "always"
 
     corpus = build_corpus(int(args.mb * 1_000_000))
     mb = corpus_bytes(corpus) / 1e6
@@ -325,6 +462,8 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-cache-"))
     results: dict[str, dict[str, Row]] = {}
     sizes: dict[str, float] = {}
+    autos: dict[str, dict[str, Any]] = {}
+    semantic: dict[str, Any] | None = None
     try:
         fast_setups = {"ragloom/recursive": fast}
         auto = auto_chunker()
@@ -338,6 +477,9 @@ def main() -> None:
             )
             sizes[system] = path.stat().st_size / 1e6
             results[system]["floor"] = floor_time(corpus, make, args.repeat)
+            autos[system] = bench_auto(corpus, make, workdir / "auto.db", args.repeat)
+        if not args.skip_semantic:
+            semantic = bench_semantic(corpus, args.semantic_mb, workdir, args.repeat)
         if not args.skip_llama:
             path = workdir / "sentence.db"
             results["ragloom/sentence"] = bench_ragloom(
@@ -377,6 +519,41 @@ def main() -> None:
                 f"{system}: floor (hash inputs + build chunks) {floor:.3f} s cpu = "
                 f"{rows['warm'][1] / floor:.2f}x of warm; best possible cold/warm "
                 f"{rows['cold'][1] / floor:.1f}x"
+            )
+    print()
+    for system, auto in autos.items():
+        for d in auto["decisions"]:
+            print(
+                f"{system} auto: decision {d['replay']} for {d.get('step')} (recompute "
+                f"{d['compute_us']:.1f} us/item, replay {d['replay_us']:.1f} us/item, "
+                f"{d['items']} items)"
+            )
+        (wall, cpu), (none_wall, none_cpu) = auto["warm"], auto["none"]
+        print(
+            f"{system} auto: warm {cpu:.3f} s cpu ({wall:.3f} s wall, {auto['hits']} hits) vs "
+            f"no cache {none_cpu:.3f} s cpu ({none_wall:.3f} s wall): warm/uncached "
+            f"{cpu / none_cpu:.3f}x cpu, {wall / none_wall:.3f}x wall (target <= 1.05x)"
+        )
+    if semantic is not None:
+        cold, warm, n = semantic["cold"], semantic["warm"], semantic["docs"]
+        print(
+            f"semantic, fresh process: {n} documents, {semantic['mb']:.1f} MB, "
+            f"{cold['chunks']} chunks; cold {cold['wall']:.3f} s wall "
+            f"({1e3 * cold['wall'] / n:.2f} ms/document), {cold['cpu']:.3f} s cpu"
+        )
+        print(
+            f"semantic, fresh process: warm {warm['wall']:.3f} s wall, {warm['cpu']:.3f} s cpu "
+            f"({warm['hits']} hits): cold/warm {cold['wall'] / warm['wall']:.1f}x wall, "
+            f"{cold['cpu'] / warm['cpu']:.1f}x cpu (target >= 10x)"
+        )
+        print(
+            f"semantic, fresh process: whole process (start, imports, read documents, run): "
+            f"cold {cold['process']:.3f} s, warm {warm['process']:.3f} s wall"
+        )
+        for d in semantic["decisions"]:
+            print(
+                f"semantic, fresh process: decision {d['replay']} (recompute "
+                f"{d['compute_us']:.1f} us/item, replay {d['replay_us']:.1f} us/item)"
             )
     if "llamaindex" in results:
         ours = results["ragloom/sentence"]["warm"]

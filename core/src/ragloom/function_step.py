@@ -24,7 +24,10 @@ class FunctionStep(PipelineStep[Any]):
 
     The function *is* the step's ``transform`` hook: a plain function runs inline, an
     ``async def`` function under the policy's concurrency, exactly like a step class written
-    with the same hook. ``output_model`` (a pydantic model) makes its outputs cacheable.
+    with the same hook. ``output_model`` (a pydantic model) makes its outputs cacheable: the
+    function then returns instances of it. Without one (a function returning plain dicts,
+    say) the step runs uncached, and a run with a cache says so once (a ``CacheSkipped``
+    event).
     """
 
     output_model = None
@@ -46,6 +49,17 @@ class FunctionStep(PipelineStep[Any]):
         self.__dict__["transform"] = fn
         if output_model is not None:
             self.output_model = output_model  # type: ignore[misc]
+
+    @property
+    def uncached_reason(self) -> str | None:
+        """Why this step is never cached (``None``: it is cached when a cache is in effect)."""
+        if self.output_model is not None:
+            return None
+        return (
+            "its outputs are not cached: a FunctionStep without an output_model can return "
+            "anything (plain dicts, say), which the cache cannot store and rebuild. To cache "
+            "them, pass output_model=<a pydantic model> and return instances of it"
+        )
 
     def config(self) -> Mapping[str, Any]:
         return {"fn": canonical(self.fn)}

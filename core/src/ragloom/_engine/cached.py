@@ -28,6 +28,18 @@ FLUSH_SECONDS = 1.0
 FLUSH_ENTRIES = 1024
 
 
+#: Warnings already logged by this process: a run in several segments (an ingest), or several
+#: runs of one pipeline, log each once (each run still emits its ``CacheSkipped`` event).
+_WARNED: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """Log ``message`` as a warning of the ``ragloom`` logger, once per process."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        logging.getLogger("ragloom").warning("%s", message)
+
+
 class _PendingWrites:
     """Finished items' cache entries not yet written, per store."""
 
@@ -70,7 +82,7 @@ class _PendingWrites:
             except CacheReadOnlyError as exc:
                 self.read_only.add(id(store))
                 note = f"{exc}: the run replays what it holds and stores nothing new"
-                logging.getLogger("ragloom").warning("%s", note)
+                warn_once(note)
                 self.notes.append(note)
         return count
 
@@ -121,6 +133,17 @@ async def cached_results(
         await _settle_identity(owner, context, stats)
     _known_decisions(owners)
     pending = _PendingWrites()
+    for owner in owners.values():
+        # A store known to be read-only is read, never written: said once, up front.
+        store = owner.store
+        if (store is not None and getattr(store, "read_only", False) is True
+                and id(store) not in pending.read_only):
+            pending.read_only.add(id(store))
+            note = (f"cache file {getattr(store, 'path', store)} is read-only: the run replays "
+                    "what it holds and stores nothing new")
+            warn_once(note)
+            await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
+    finished = False
     try:
         async for window in windows:
             stats.items_in += len(window)
@@ -132,20 +155,34 @@ async def cached_results(
             for part in parts:
                 yield await _window(part, step, routing, owners, compute, context, stats, pending)
                 pending.flush_if_due()
-                while pending.notes:
-                    note = pending.notes.pop(0)
-                    await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
+                await _tell(pending, context, stats)
+        finished = True
+        _last_flush(pending, owners)
+        await _tell(pending, context, stats)
     finally:
         aclose = getattr(windows, "aclose", None)
         if aclose is not None:
             await aclose()
-        started = costs.clock()
-        written = pending.flush()
-        if written:
-            share = (costs.clock() - started) / written
-            for owner in owners.values():
-                owner.costs.overhead += share * owner.costs.computed
+        if not finished:
+            _last_flush(pending, owners)
         _record_decisions(owners)
+
+
+async def _tell(pending: _PendingWrites, context: Any, stats: Any) -> None:
+    """Emit what the writes found out (a store that turned out read-only) as CacheSkipped."""
+    while pending.notes:
+        note = pending.notes.pop(0)
+        await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
+
+
+def _last_flush(pending: _PendingWrites, owners: dict[int, _Owner]) -> None:
+    """Write what is left; its cost is cache work of the items computed in this run."""
+    started = costs.clock()
+    written = pending.flush()
+    if written:
+        share = (costs.clock() - started) / written
+        for owner in owners.values():
+            owner.costs.overhead += share * owner.costs.computed
 
 
 def _known_decisions(owners: dict[int, _Owner]) -> None:
@@ -166,6 +203,9 @@ def _record_decisions(owners: dict[int, _Owner]) -> None:
             continue
         decision = owner.costs.decision(owner.prior)
         if decision is not None:
+            # Which step it is, for `ragloom cache info` (the key is its cache identity).
+            decision["step"] = owner.step.identity()
+            decision["name"] = owner.step.name
             costs.record(owner.store, owner.config_hash, decision, owner.step.name)
 
 
@@ -181,9 +221,10 @@ async def _settle_identity(owner: _Owner, context: Any, stats: Any) -> None:
         owner.store = None
         reason = (
             f"{exc}; it runs without a cache. To cache it anyway, give it a cache_version "
-            f"(step.configure(cache_version=1)) and change it whenever that value changes"
+            "(step.configure(cache_version=1), or cache_version = 1 in its step of a pipeline "
+            "file) and change that version whenever this argument changes the output"
         )
-        logging.getLogger("ragloom").warning("%s: %s", owner.step.name, reason)
+        warn_once(f"{owner.step.name}: {reason}")
         await context.emit(CacheSkipped(context.run_id, step=owner.step.name, reason=reason))
 
 

@@ -122,7 +122,14 @@ async def _store_unless_cheaper(step: Any, routing: Routing | None, context: Any
         candidates.extend((leaf.step, leaf.store, leaf) for leaf in routing.leaves.values()
                           if leaf.store is not None)
     for owner, owner_store, leaf in candidates:
-        if costs.mode_of(owner) != "auto" or owner.output_model is None:
+        if owner.output_model is None:
+            # A step that says why it is never cached (a FunctionStep without an output
+            # model) says so once per run; other steps set output_model = None on purpose.
+            why = getattr(owner, "uncached_reason", None)
+            if isinstance(why, str) and why:
+                await context.emit(CacheSkipped(context.run_id, step=owner.name, reason=why))
+            continue
+        if costs.mode_of(owner) != "auto":
             continue
         try:
             identity = owner.config_hash

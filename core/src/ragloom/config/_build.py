@@ -190,6 +190,10 @@ class _Builder:
             step.configure(policy=policy)
         if cache is not None:
             step.configure(cache=cache)
+        if spec.cache_mode is not None:
+            step.configure(cache_mode=spec.cache_mode)
+        if spec.cache_version is not None:
+            step.configure(cache_version=spec.cache_version)
         return step.configure(name=spec.name)
 
 
@@ -437,6 +441,11 @@ class _Dumper:
         cache = self.cache(step.cache)
         if cache is not None:
             out["cache"] = cache
+        if getattr(step, "cache_mode", None) is not None:
+            out["cache_mode"] = step.cache_mode
+        version = step.__dict__.get("cache_version")
+        if version is not None:
+            out["cache_version"] = version
         return out
 
     def cache(self, cache: Any) -> Any:

@@ -115,6 +115,17 @@ class _StepFields(BaseModel):
     cache: CacheSpec | bool | None = Field(
         default=None, description="false disables caching for this step; omit to inherit."
     )
+    cache_mode: Literal["auto", "always"] | None = Field(
+        default=None,
+        description="auto: skip the cache when recomputing is measured to be cheaper than "
+        "replaying; always: keep it cached. Omit for the default ($RAGLOOM_CACHE_MODE, else auto).",
+    )
+    cache_version: str | int | None = Field(
+        default=None,
+        description="Caches a step with an argument that has no stable identity (a client "
+        "object): that argument is left out of the cache identity and this value stands in for "
+        "it; change it whenever such an argument changes the output.",
+    )
 
     @property
     def component(self) -> tuple[str, str] | None:
@@ -142,6 +153,10 @@ class _StepFields(BaseModel):
             )
         if routed and self.params:
             raise ValueError("a routed step takes no 'params'; give them to its children")
+        if routed and (self.cache_mode is not None or self.cache_version is not None):
+            raise ValueError(
+                "a routed step takes no 'cache_mode' or 'cache_version'; give them to its children"
+            )
         if self.cache is True:
             raise ValueError("cache: true is ambiguous; give a cache table or omit it")
         return self
