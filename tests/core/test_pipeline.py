@@ -163,3 +163,66 @@ def test_run_result_repr_is_bounded() -> None:
     # a full repr would cost time proportional to the outputs on every run.
     assert "2 outputs" in repr(RunResult([1, 2]))
     assert len(repr(RunResult(range(100_000)))) < 200
+
+
+def _pooled_chain(block_after: int, reached: anyio.Event) -> Pipeline[int]:
+    """Three asynchronous steps on worker pools, then a synchronous one; the third stops
+    for good after ``block_after`` items (``reached`` is set then)."""
+    seen = 0
+
+    async def passing(x: int) -> int:
+        await anyio.lowlevel.checkpoint()
+        return x
+
+    async def blocking(x: int) -> int:
+        nonlocal seen
+        seen += 1
+        if seen > block_after:
+            reached.set()
+            await anyio.Event().wait()
+        return x
+
+    pool = Policy(concurrency=4)
+    first = FunctionStep(passing, name="first", policy=pool)
+    second = FunctionStep(passing, name="second", policy=pool)(first)
+    third = FunctionStep(blocking, name="blocking", policy=pool)(second)
+    return Pipeline(FunctionStep(int, name="last")(third))  # a plain synchronous step
+
+
+@pytest.mark.anyio
+async def test_cancelling_a_run_of_pooled_steps_unwinds_every_pool() -> None:
+    # The cancellation lands while the upstream pools are suspended handing out windows: each
+    # pool's workers must stop and the run must end as cancelled, with no other error.
+    reached = anyio.Event()
+    pipeline = _pooled_chain(300, reached)
+    got: list[int] = []
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+
+            async def cancel_when_blocked() -> None:
+                await reached.wait()
+                scope.cancel()
+
+            tg.start_soon(cancel_when_blocked)
+            stream = pipeline.stream(range(2_000))
+            try:
+                async for x in stream:
+                    got.append(x)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await stream.aclose()  # type: ignore[attr-defined]
+    assert scope.cancelled_caught
+    assert got == list(range(len(got)))
+
+
+@pytest.mark.anyio
+async def test_stopping_early_after_pooled_steps_closes_every_pool() -> None:
+    pipeline = _pooled_chain(10**9, anyio.Event())
+    stream = pipeline.stream(range(5_000))
+    got: list[int] = []
+    async for x in stream:
+        got.append(x)
+        if len(got) == 700:
+            break
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert got == list(range(700))

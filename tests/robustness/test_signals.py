@@ -136,14 +136,6 @@ def test_sigint_during_a_plan_from_stdin(work: Path) -> None:
     assert "Traceback" not in stderr and "ragloom: interrupted" in stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: steps run as chained async generators, and a pooled step's generator "
-    "yields from inside its task group; when a run of two pooled (async) steps in a row is "
-    "cancelled while the upstream pool is suspended, anyio finds the cancel scopes exited out "
-    "of order (RuntimeError, exit 70). Outputs and cache stay safe. Fix: run the pools in a "
-    "task group owned by the run rather than by each step's generator",
-)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_a_run_of_two_pooled_steps(work: Path, sig) -> None:
     corpus = _corpus(work / "corpus", 300)

@@ -134,11 +134,14 @@ async def pooled_results(
             pass
         finally:
             pool.close()
-            if pool.slots:
-                tg.cancel_scope.cancel()
-            # The upstream (maybe a pool of its own) is closed here, inside this task group,
-            # so that task groups are left in the order they were entered.
+            # The upstream (maybe a pool of its own) is closed first, inside this task group
+            # and in no new cancel scope: its task group was entered after this one and sits
+            # above it, so it must be left first, and a scope entered here would sit above
+            # it in turn. Its own cleanup shields what must finish.
             aclose = getattr(windows, "aclose", None)
-            if aclose is not None:
-                with anyio.CancelScope(shield=True):
+            try:
+                if aclose is not None:
                     await aclose()
+            finally:
+                if pool.slots:
+                    tg.cancel_scope.cancel()
