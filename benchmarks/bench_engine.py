@@ -672,10 +672,26 @@ def floor_of(name: str) -> str:
     return FLOORS.get(name.rsplit("-", 1)[0], "hand-loop-sync")
 
 
+def versions() -> dict[str, str]:
+    """The versions of ragloom and of the peers this run measured (those installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str] = {}
+    for dist in ("ragloom", "ragloom-text", "llama-index-core", "haystack-ai"):
+        try:
+            found[dist] = version(dist)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
 def report(results: dict[str, tuple[float, int]], repeat: int) -> None:
     peers = {k: v for k, v in results.items() if k.startswith(("llamaindex", "haystack"))}
     best_peer = max(peers.items(), key=lambda kv: kv[1][0], default=None)
-    print(f"python {sys.version.split()[0]}, best of {repeat} runs, events on for ragloom")
+    print(
+        f"python {sys.version.split()[0]}, best of {repeat} runs, events on for ragloom; "
+        + ", ".join(f"{d} {v}" for d, v in versions().items())
+    )
     header = (
         f"{'case':<20} {'items':>8} {'items/s':>12} {'vs its floor':>13} "
         f"{'vs LlamaIndex':>14} {'vs Haystack/item':>17}"
