@@ -3,6 +3,7 @@
 Peers (benchmark only):  pip install llama-index-core haystack-ai
 
 Run:  python benchmarks/bench_engine.py [--items 200000] [--haystack-items 10000] [--repeat 5]
+      python benchmarks/bench_engine.py --only plugin-chunker,text-chunker --repeat 9
       python benchmarks/bench_engine.py --profile ragloom-async-c16   # cProfile one case
 
 Every case does the same work: each of three steps bumps a counter in the item's metadata dict
@@ -22,6 +23,18 @@ node list; with its default transformation cache and without it), Haystack ``Pip
 three components (one ``run`` per item, its per-request mode; and one ``run`` over a list).
 Cases are measured in interleaved rounds and the best round of each is kept, so that load on a
 shared machine skews every case alike.
+
+The documented path against first-party steps doing the same work (no peers involved):
+
+- ``plugin-step-c1``: three ``PipelineStep`` subclasses written as ``ragloom.step`` tells an
+  author (a plain ``transform(self, item, context)`` returning the item), against
+  ``ragloom-sync-c1`` (three first-party ``FunctionStep``s);
+- ``plugin-chunker``: a ``Chunker`` subclass written as ``docs/plugins/writing-a-plugin.md``
+  shows (``step_id``, ``config()``, a ``split`` generator yielding a ``ChunkSpan`` per
+  ``--chunk-size`` characters), against ``text-chunker``: ragloom-text's
+  ``RecursiveCharacterTextSplitter`` with ``separators=[""]``, which cuts the same spans, over
+  ``--docs`` documents of about 2,000 characters. Both are lossless (every result's coverage
+  checked) and their chunks are checked equal. The target is >= 0.9 x the first-party rate.
 
 With ragloom-otel installed (``pip install -e plugins/otel``), the SDK's providers are installed
 as the global ones (parent-based always-on sampler, a batch span processor and a periodic metric
@@ -43,17 +56,21 @@ import cProfile
 import gc
 import os
 import pstats
+import random
 import statistics
 import sys
 import time
 import warnings
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 os.environ.setdefault("LLAMA_INDEX_CACHE_DIR", "/tmp/llama_index_cache")
 
 from ragloom import (  # noqa: E402
+    Chunker,
+    ChunkSpan,
+    Document,
     Event,
     ExecutionContext,
     FunctionStep,
@@ -110,6 +127,113 @@ class AsyncBump(PipelineStep[Any]):
     async def transform(self, item: Any, context: ExecutionContext) -> AsyncIterator[Any]:
         item.metadata["n"] += 1
         yield item
+
+
+class PluginBump(PipelineStep[Any]):
+    """A step as the step contract tells an author to write one: a plain ``transform``."""
+
+    output_model = None
+
+    def transform(self, item: Any, context: ExecutionContext) -> Any:
+        item.metadata["n"] += 1
+        return item
+
+
+def plugin_steps(items: list[Any]) -> Any:
+    """Three :class:`PluginBump` steps at concurrency 1 (the twin of ``ragloom-sync-c1``)."""
+    node: PipelineStep[Any] = IterableSource(items)
+    for k in range(3):
+        node = PluginBump(name=f"s{k}")(node)
+    events: list[Event] = []
+    pipeline = Pipeline(node, policy=Policy(concurrency=1), observers=[events.append])
+    result = asyncio.run(pipeline.run())
+    if not events or result.failed:
+        raise AssertionError("events were not observed, or items failed")
+    return result
+
+
+# -- the documented chunker against ragloom-text's ------------------------------------------
+
+
+class FixedChunker(Chunker):
+    """A chunker written as docs/plugins/writing-a-plugin.md shows: ``split`` yields exact spans
+    of ``chunk_size`` characters."""
+
+    step_id = "bench/fixed"
+    lossless = True  # like ragloom-text's chunkers: every result's coverage is checked
+
+    def __init__(self, chunk_size: int = 100, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if chunk_size < 1:
+            raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+        self.chunk_size = chunk_size
+
+    def config(self) -> dict[str, int]:
+        return {"chunk_size": self.chunk_size}
+
+    def split(self, document: Document) -> Iterator[ChunkSpan]:
+        size = self.chunk_size
+        n = len(document.content)
+        for start in range(0, n, size):
+            yield ChunkSpan(start, min(start + size, n))
+
+
+WORDS = ("retrieval", "augmented", "generation", "chunk", "of", "the", "a", "pipeline", "step")
+
+
+def documents(items: list[Any]) -> list[Document]:
+    """One document of about 2,000 characters (300 words) per item."""
+    rng = random.Random(len(items))
+    return [
+        Document(
+            id=f"doc{i}",
+            content=" ".join(rng.choices(WORDS, k=300)),
+            metadata={"source": f"file{i}.txt"},
+        )
+        for i in range(len(items))
+    ]
+
+
+def chunker_case(make: Callable[[], Chunker]) -> Callable[[list[Any]], Any]:
+    def run(docs: list[Any]) -> Any:
+        events: list[Event] = []
+        step = make()(IterableSource(docs))
+        pipeline = Pipeline(step, policy=Policy(concurrency=1), observers=[events.append])
+        result = asyncio.run(pipeline.run())
+        if not events or result.failed:
+            raise AssertionError("events were not observed, or items failed")
+        return result
+
+    return run
+
+
+def text_chunker(chunk_size: int) -> Callable[[], Chunker] | None:
+    try:
+        from ragloom_text import RecursiveCharacterTextSplitter
+    except ImportError:
+        return None
+    return lambda: RecursiveCharacterTextSplitter(chunk_size, 0, separators=[""])
+
+
+def check_chunks(chunk_size: int) -> Callable[[Any, int], None]:
+    """Chunks of ``documents(n)`` cut every ``chunk_size`` characters: count, ids, spans."""
+
+    def check_them(outputs: Any, n: int) -> None:
+        outputs = list(outputs)
+        docs = documents([None] * n)
+        expected = [
+            (f"{d.id}#{k}", start, min(start + chunk_size, len(d.content)), d.metadata)
+            for d in docs
+            for k, start in enumerate(range(0, len(d.content), chunk_size))
+        ]
+        if len(outputs) != len(expected):
+            raise AssertionError(f"expected {len(expected)} chunks, got {len(outputs)}")
+        for k in range(0, len(expected), max(1, len(expected) // 97)):
+            chunk = outputs[k]
+            if (chunk.id, chunk.start, chunk.end, chunk.metadata) != expected[k]:
+                raise AssertionError(f"chunk {k} is wrong: {chunk!r}")
+
+    return check_them
 
 
 def hooks_options(hooks: str) -> dict[str, Any]:
@@ -379,7 +503,10 @@ def haystack_case(batch: bool) -> Callable[[list[Any]], Any] | None:
 
 
 def measure_once(
-    run: Callable[[list[Any]], Any], n: int, prepare: Callable[[list[Any]], Any]
+    run: Callable[[list[Any]], Any],
+    n: int,
+    prepare: Callable[[list[Any]], Any],
+    checker: Callable[[Any, int], None] = check,
 ) -> float:
     """items/s of one run (fresh items, built outside the timing; outputs checked)."""
     items = prepare([Item(i) for i in range(n)])
@@ -387,7 +514,7 @@ def measure_once(
     started = time.perf_counter()
     outputs = run(items)
     elapsed = time.perf_counter() - started
-    check(outputs, n)
+    checker(outputs, n)
     return n / elapsed
 
 
@@ -397,7 +524,12 @@ def main() -> None:
     parser.add_argument("--haystack-items", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--slow-items", type=int, default=500, help="items of the 1 ms step")
+    parser.add_argument("--docs", type=int, default=5_000, help="documents of the chunker rows")
+    parser.add_argument("--chunk-size", type=int, default=100, help="characters per chunk")
     parser.add_argument("--profile", metavar="CASE", help="cProfile one case and print the top")
+    parser.add_argument(
+        "--only", metavar="CASES", help="comma-separated cases to run (default: all)"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
 
@@ -416,7 +548,18 @@ def main() -> None:
         ("llamaindex-cache", llama_runner(True), args.items // 10, llama_nodes),
         ("haystack-per-item", haystack_case(False), args.haystack_items, same),
         ("haystack-one-run", haystack_case(True), args.items // 10, same),
+        ("plugin-step-c1", plugin_steps, args.items, same),
     ]
+    size = args.chunk_size
+    make_text = text_chunker(size)
+    chunk_cases: list[tuple[str, Callable[[list[Any]], Any] | None, int, Any]] = [
+        ("plugin-chunker", chunker_case(lambda: FixedChunker(size)), args.docs, documents),
+        ("text-chunker", chunker_case(make_text) if make_text else None, args.docs, documents),
+    ]
+    checkers: dict[str, Callable[[Any, int], None]] = {
+        name: check_chunks(size) for name, *_rest in chunk_cases
+    }
+    cases += chunk_cases
     otel = otel_setup()
     if otel is not None:
         for hooks in ("off", "no-otel", "on"):
@@ -427,13 +570,20 @@ def main() -> None:
                 (f"ragloom-1ms-{suffix}", ragloom_slow(hooks), args.slow_items, same),
             ]
 
+    if args.only:
+        wanted = set(args.only.split(","))
+        unknown = wanted - {c[0] for c in cases}
+        if unknown:
+            parser.error(f"unknown case(s): {', '.join(sorted(unknown))}")
+        cases = [c for c in cases if c[0] in wanted]
+
     if args.profile:
         name, run, n, prepare = next(c for c in cases if c[0] == args.profile)
         assert run is not None
         items = prepare([Item(i) for i in range(n)])
         profiler = cProfile.Profile()
         profiler.enable()
-        check(run(items), n)
+        checkers.get(name, check)(run(items), n)
         profiler.disable()
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
         return
@@ -448,14 +598,35 @@ def main() -> None:
     for _ in range(args.repeat):
         for name, run, n, prepare in cases:
             if run is not None:
-                rate = measure_once(run, n, prepare)
+                rate = measure_once(run, n, prepare, checkers.get(name, check))
                 rates.setdefault(name, []).append(rate)
                 results[name] = (max(rate, results.get(name, (0.0, n))[0]), n)
 
     report(results, args.repeat)
+    report_documented(results, rates)
     if otel is not None:
         otel_flush()
         report_otel(otel, rates)
+
+
+CHUNKER_ROWS = ("plugin-chunker", "text-chunker")
+#: Each step written the documented way, and the first-party step doing the same work.
+DOCUMENTED_TWINS = {"plugin-step-c1": "ragloom-sync-c1", "plugin-chunker": "text-chunker"}
+
+
+def report_documented(results: dict[str, tuple[float, int]], rates: dict[str, list[float]]) -> None:
+    """The documented way to write a step against the first-party step doing the same work."""
+    print()
+    for name, twin in DOCUMENTED_TWINS.items():
+        if name not in results or twin not in results:
+            continue
+        best = results[name][0] / results[twin][0]
+        median = statistics.median(rates[name]) / statistics.median(rates[twin])
+        verdict = "ok" if best >= 0.9 else "MISSED"
+        print(
+            f"target {name} >= 0.9 x {twin}: best {best:.2f}, median {median:.2f} "
+            f"({results[name][0]:,.0f} vs {results[twin][0]:,.0f} items/s) ({verdict})"
+        )
 
 
 OTEL_TARGETS = {"ragloom-sync-c1": 0.25, "ragloom-runs100": None, "ragloom-1ms": 0.03}
@@ -488,6 +659,7 @@ def report_otel(setup: str, rates: dict[str, list[float]]) -> None:
 
 FLOORS = {
     "ragloom-sync": "hand-loop-sync",
+    "plugin-step": "hand-loop-sync",
     "ragloom-async": "hand-loop-agen",
     "ragloom-asyncfn": "hand-loop-async",
 }
@@ -500,10 +672,26 @@ def floor_of(name: str) -> str:
     return FLOORS.get(name.rsplit("-", 1)[0], "hand-loop-sync")
 
 
+def versions() -> dict[str, str]:
+    """The versions of ragloom and of the peers this run measured (those installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str] = {}
+    for dist in ("ragloom", "ragloom-text", "llama-index-core", "haystack-ai"):
+        try:
+            found[dist] = version(dist)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
 def report(results: dict[str, tuple[float, int]], repeat: int) -> None:
     peers = {k: v for k, v in results.items() if k.startswith(("llamaindex", "haystack"))}
     best_peer = max(peers.items(), key=lambda kv: kv[1][0], default=None)
-    print(f"python {sys.version.split()[0]}, best of {repeat} runs, events on for ragloom")
+    print(
+        f"python {sys.version.split()[0]}, best of {repeat} runs, events on for ragloom; "
+        + ", ".join(f"{d} {v}" for d, v in versions().items())
+    )
     header = (
         f"{'case':<20} {'items':>8} {'items/s':>12} {'vs its floor':>13} "
         f"{'vs LlamaIndex':>14} {'vs Haystack/item':>17}"
@@ -513,6 +701,9 @@ def report(results: dict[str, tuple[float, int]], repeat: int) -> None:
     llama = results.get("llamaindex-nocache", (0.0, 0))[0]
     hay = results.get("haystack-per-item", (0.0, 0))[0]
     for name, (rate, n) in results.items():
+        if name in CHUNKER_ROWS:  # documents in, chunks out: compared with each other only
+            print(f"{name:<20} {n:>8} {rate:>12,.0f} " + f"{'docs/s':>13}")
+            continue
         floor = results.get(floor_of(name), (0.0, 0))[0]
         cols = [f"{rate / floor:12.2f}x" if floor else f"{'-':>13}"]
         cols.append(f"{rate / llama:13.2f}x" if llama else f"{'-':>14}")

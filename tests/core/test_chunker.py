@@ -358,3 +358,42 @@ def test_chunks_from_spans_reject_spans_outside_the_parent(span: tuple[int, int,
     parent = Document(id="p", content="0123456789")
     with pytest.raises(RagloomError, match=r"produced span .* outside document 'p'"):
         Paragraphs().build_chunks_from_spans(parent, [(0, 1, None), span])
+
+
+def test_span_pieces_build_the_same_chunks_as_the_piece_by_piece_path() -> None:
+    """Pieces that are all spans take the one-pass build; with any other piece among them the
+    chunks are built piece by piece: the chunks they share are the same."""
+    parent = Document(id="p", content="alpha\nbeta gamma\n\ndelta", metadata={"t": "acme"})
+    chunker = Paragraphs(content_format="markdown")
+    spans = [ChunkSpan(0, 6), ChunkSpan(6, 17, {"n": 2}), ChunkSpan(17, 17, {}), ChunkSpan(17, 23)]
+    only_spans = chunker.build_chunks(parent, iter(spans))
+    mixed = chunker.build_chunks(parent, [*spans, ChunkText("rendered", {"from": "table"})])
+    assert only_spans == mixed[:4]
+    for fast, slow in zip(only_spans, mixed, strict=False):
+        assert fast.model_dump() == slow.model_dump()
+        assert fast.model_fields_set == slow.model_fields_set
+    assert chunker.build_chunks(parent, iter([])) == []
+    with pytest.raises(RagloomError, match=r"produced span \[20, 99\) outside document 'p'"):
+        chunker.build_chunks(parent, (s for s in [ChunkSpan(0, 3), ChunkSpan(20, 99)]))
+
+
+def test_chunk_span_is_a_frozen_value() -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    span = ChunkSpan(1, 5, {"k": 1})
+    assert (span.start, span.end, span.metadata) == (1, 5, {"k": 1})
+    assert ChunkSpan(end=2, start=0) == ChunkSpan(0, 2, None)
+    assert ChunkSpan(0, 2) != ChunkSpan(0, 3)
+    assert hash(ChunkSpan(0, 2)) == hash(ChunkSpan(0, 2))
+    assert repr(ChunkSpan(0, 2)) == "ChunkSpan(start=0, end=2, metadata=None)"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        span.start = 3  # type: ignore[misc]
+    assert not hasattr(span, "__dict__")
+    assert pickle.loads(pickle.dumps(span)) == span
+    assert copy.copy(span) == span
+    assert dataclasses.replace(span, end=9) == ChunkSpan(1, 9, {"k": 1})
+    assert [f.name for f in dataclasses.fields(ChunkSpan)] == ["start", "end", "metadata"]
+    with pytest.raises(TypeError):
+        ChunkSpan(0)  # type: ignore[call-arg]

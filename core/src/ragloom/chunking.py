@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -27,6 +28,23 @@ class ChunkSpan:
     start: int
     end: int
     metadata: Mapping[str, Any] | None = None
+
+    def __init__(self, start: int, end: int, metadata: Mapping[str, Any] | None = None) -> None:
+        # What the generated frozen ``__init__`` does, through the slots' own setters: a
+        # chunker yields one span per chunk, so this runs tens of thousands of times a run.
+        _set_start(self, start)
+        _set_end(self, end)
+        _set_metadata(self, metadata)
+
+
+_slots: dict[str, Any] = dict(vars(ChunkSpan))
+_set_start = _slots["start"].__set__
+_set_end = _slots["end"].__set__
+_set_metadata = _slots["metadata"].__set__
+del _slots
+#: ``(start, end, metadata)`` of a span, in one C-level call.
+_span_fields = attrgetter("start", "end", "metadata")
+_ONLY_SPANS = {ChunkSpan}
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +183,10 @@ class Chunker(PipelineStep[Document]):
 
     def build_chunks(self, parent: Document, pieces: Iterable[Piece]) -> list[Document]:
         """Turn pieces into chunk documents with ids, spans, metadata and format."""
+        pieces = pieces if type(pieces) is list else list(pieces)
+        if pieces and set(map(type, pieces)) == _ONLY_SPANS:
+            # Every piece an exact span (what most chunkers yield): one pass building them all.
+            return self.build_chunks_from_spans(parent, map(_span_fields, pieces))
         content = parent.content
         fmt = self.content_format or parent.content_format
         base_meta = parent.metadata
@@ -226,7 +248,6 @@ class Chunker(PipelineStep[Document]):
                 )
             )
         return chunks
-
 
     def build_chunks_from_spans(
         self,

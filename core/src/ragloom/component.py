@@ -33,6 +33,10 @@ class Component:
     #: Constructor parameters that never shape the output (how it runs, what it is called).
     identity_ignores: ClassVar[frozenset[str]] = frozenset()
 
+    #: How :mod:`ragloom.identity` tells a component nested in an argument (identified by its
+    #: ``config_hash``) without importing this module.
+    _ragloom_component: ClassVar[bool] = True
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         self = super().__new__(cls)
         # The arguments it is built with: part of its cache identity (see cache_identity).

@@ -97,8 +97,8 @@ def canonical_identity(
         shape = list(getattr(value, "shape", ()))
         return {"array": str(value.dtype), "shape": shape,
                 "digest": hashlib.sha256(value.tobytes()).hexdigest()}
-    if callable(getattr(type(value), "cache_identity", None)) and hasattr(value, "config_hash"):
-        return {"component": value.config_hash}  # a component: its own derived identity
+    if getattr(type(value), "_ragloom_component", False):  # a Component, by its own marker
+        return {"component": value.config_hash}
     if isinstance(value, type):
         return {"type": _qualified(value)}
     adapter = _adapter_for(type(value))

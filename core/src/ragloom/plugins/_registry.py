@@ -11,8 +11,6 @@ import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import pluggy
-
 from ..errors import (
     BrokenPluginError,
     ComponentTypeError,
@@ -37,7 +35,7 @@ from ._discovery import (
     missing_first_party,
     normalize_dist,
 )
-from .hookspecs import PROJECT, RagloomHookSpecs
+from ._hookcalls import HookCalls
 
 __all__ = ["Registry"]
 
@@ -47,14 +45,15 @@ def _expected_type(kind: str) -> type | None:
     return row.base_type() if row is not None else None
 
 
-class Registry:
+class Registry(HookCalls):
     """Named components available to one pipeline build.
 
     Entry points are read from metadata when the registry is created; a component's module is
     imported only when :meth:`resolve` or :meth:`create` asks for it. Modules under
     ``ragloom.plugins`` (pluggy hooks) are imported when the registry is created with
     ``load_hooks=True`` (the default for builds), and their ``ragloom_register`` contributions
-    go through the same name table as entry points.
+    go through the same name table as entry points. Calling the plugins' hooks (each plugin
+    isolated) is :class:`~ragloom.plugins._hookcalls.HookCalls`'s part.
 
     Args:
         autoload: load every installed plugin (``False``: only those in ``allow``).
@@ -87,18 +86,13 @@ class Registry:
         self._providers: dict[str, dict[str, list[Provider]]] = {k: {} for k in GROUPS}
         self._blocked: dict[str, dict[str, Provider]] = {k: {} for k in GROUPS}
         self._loaded: dict[tuple[str, str, str], Any] = {}
-        self._callers: dict[tuple[str, int], tuple[frozenset[int], Any]] = {}
-        self._implementers: dict[str, tuple[frozenset[int], list[tuple[str, Any]]]] = {}
         #: Components this registry built: id -> (component, kind, name), for dumping.
         self._made: dict[int, tuple[Any, str, str]] = {}
         #: Distributions set aside as broken, with the reason.
         self.broken: dict[str, str] = {}
-        #: ``(plugin, hook) -> message`` for hooks that raised while being called.
-        self.hook_errors: dict[tuple[str, str], str] = {}
         #: Which names each distribution registered through ``ragloom_register``.
         self.hook_contributions: dict[str, list[tuple[str, str]]] = {}
-        self.pm = pluggy.PluginManager(PROJECT)
-        self.pm.add_hookspecs(RagloomHookSpecs)
+        HookCalls.__init__(self)
         if entry_points:
             installed = installed_entry_points()
             for provider in iter_providers(installed):
@@ -223,122 +217,6 @@ class Registry:
                 ]
                 if not table[name]:
                     del table[name]
-
-    def _caller(self, hook: str, plugin: Any) -> Any:
-        """A pluggy caller of ``hook`` restricted to ``plugin`` (so pluggy's tracing and
-        monitoring see each call, and one plugin's error never stops another's call); made
-        once per plugin set."""
-        key = (hook, id(plugin))
-        found = self._callers.get(key)
-        if found is None or found[0] != self._plugin_set():
-            others = [p for p in self.pm.get_plugins() if p is not plugin]
-            found = (self._plugin_set(), self.pm.subset_hook_caller(hook, remove_plugins=others))
-            self._callers[key] = found
-        return found[1]
-
-    def _plugin_set(self) -> frozenset[int]:
-        return frozenset(id(p) for p in self.pm.get_plugins())
-
-    def _hook_plugins(self, hook: str) -> list[tuple[str, Any]]:
-        """``(name, plugin)`` of every registered plugin implementing ``hook``."""
-        current = self._plugin_set()
-        found = self._implementers.get(hook)
-        if found is None or found[0] != current:
-            caller = getattr(self.pm.hook, hook)
-            found = (current, [(i.plugin_name, i.plugin) for i in caller.get_hookimpls()])
-            self._implementers[hook] = found
-        return found[1]
-
-    def call_isolated(self, hook: str, **kwargs: Any) -> list[Any]:
-        """Call ``hook`` on every plugin, each on its own, and return their answers (``None``
-        answers left out), first-registered plugin first. One that raises is reported once (a
-        warning, and in :attr:`hook_errors`) and never stops the others or the caller."""
-        answers: list[Any] = []
-        for name, plugin in self._hook_plugins(hook):
-            try:
-                for answer in self._caller(hook, plugin)(**kwargs):
-                    if answer is not None:
-                        answers.append(answer)
-            except Exception as exc:  # noqa: BLE001 - a plugin never breaks a run
-                self._hook_failed(name, hook, exc)
-        return answers
-
-    async def acall_isolated(self, hook: str, **kwargs: Any) -> None:
-        """Like :meth:`call_isolated` for ``async`` hooks: each answer is awaited in turn."""
-        for name, plugin in self._hook_plugins(hook):
-            try:
-                for answer in self._caller(hook, plugin)(**kwargs):
-                    if inspect.isawaitable(answer):
-                        await answer
-            except Exception as exc:  # noqa: BLE001 - a plugin never breaks a run
-                self._hook_failed(name, hook, exc)
-
-    def _hook_failed(self, name: str, hook: str, exc: BaseException) -> None:
-        key = (name, hook)
-        if key not in self.hook_errors:
-            self.hook_errors[key] = line = (
-                f"plugin {name}: {hook} raised {type(exc).__name__}: {exc}"
-            )
-            logging.getLogger("ragloom").warning("%s; it keeps being called", line)
-
-    def implements(self, hook: str) -> bool:
-        """Whether any loaded plugin implements ``hook``."""
-        return bool(self._hook_plugins(hook))
-
-    async def aemit(self, event: Any) -> None:
-        """Deliver ``event`` to the ``ragloom_event_async`` hooks (each plugin isolated)."""
-        await self.acall_isolated("ragloom_event_async", event=event)
-
-    def default_policy(self, kind: str, step: Any) -> Any:
-        """The plugins' policy defaults for a step of ``kind`` (``None`` when none), merged
-        field by field, the earlier-registered plugin winning."""
-        from ..policy import Policy
-
-        merged: Policy | None = None
-        for answer in self.call_isolated("ragloom_default_policy", kind=kind, step=step):
-            if not isinstance(answer, Policy):
-                self._hook_failed(
-                    "?", "ragloom_default_policy",
-                    TypeError(f"returned {type(answer).__name__}, not a Policy"),
-                )
-                continue
-            merged = answer if merged is None else merged.merged_over(answer)
-        return merged
-
-    def wrap_step(self, step: Any, call: Any, is_async: bool) -> Any:
-        """``call`` wrapped by every plugin's ``ragloom_wrap_step`` (first registered
-        outermost)."""
-        wrappers: list[Any] = []
-        for name, plugin in self._hook_plugins("ragloom_wrap_step"):
-            wrappers.append((name, plugin))
-        for name, plugin in reversed(wrappers):
-            try:
-                answers = self._caller("ragloom_wrap_step", plugin)(
-                    step=step, call=call, is_async=is_async
-                )
-            except Exception as exc:  # noqa: BLE001 - a plugin never breaks a run
-                self._hook_failed(name, "ragloom_wrap_step", exc)
-                continue
-            for answer in answers:
-                if answer is not None and callable(answer):
-                    call = answer
-        return call
-
-    def query_steps(self, stage: str, block: Any) -> list[Any]:
-        """The steps plugins add at ``stage`` (``"before"`` or ``"after"``) of a query block."""
-        from ..step import PipelineStep
-
-        steps: list[Any] = []
-        for answer in self.call_isolated("ragloom_query_steps", stage=stage, block=block):
-            for step in answer if isinstance(answer, list | tuple) else [answer]:
-                if isinstance(step, PipelineStep):
-                    steps.append(step)
-                else:
-                    self._hook_failed(
-                        "?", "ragloom_query_steps",
-                        TypeError(f"returned {type(step).__name__}, not a PipelineStep"),
-                    )
-        return steps
 
     # -- looking up ------------------------------------------------------------------------
 
@@ -477,10 +355,6 @@ class Registry:
             except Exception:  # noqa: BLE001 - a broken provider is simply not this class
                 continue
         return None
-
-    def emit(self, event: Any) -> None:
-        """Deliver ``event`` to the ``ragloom_event`` hooks (each plugin isolated)."""
-        self.call_isolated("ragloom_event", event=event)
 
 
 _SKIP = {"self", "cache", "policy", "name"}
