@@ -381,7 +381,10 @@ class Ingestor:
         steps = [s for s in self.pipeline.walk() if isinstance(s, EmbeddingStep)]
         if not steps:
             return
-        held = self.store.info().dimension
+        # A store that tells its dimension alone may read less than its whole info.
+        held = getattr(self.store, "dimension", None)
+        if not isinstance(held, int) or isinstance(held, bool):
+            held = self.store.info().dimension
         if held is None:
             return
         embedder = steps[-1].embedder
@@ -578,6 +581,9 @@ def _check_writable(flag: str, path: Path) -> None:
 def _location(store: Any) -> str | None:
     if store is None:
         return None
+    location = getattr(store, "location", None)  # without reading the store, when it says
+    if isinstance(location, str):
+        return location
     try:
         return str(store.info().location)
     except Exception:  # noqa: BLE001 - only a label

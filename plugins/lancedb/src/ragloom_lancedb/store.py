@@ -319,6 +319,10 @@ class LanceDBStore(Store):
         with self._guard(f"open table {name!r}"):
             table = db.open_table(name)
             schema = table.schema
+        self._check_schema(name, schema)
+        return table
+
+    def _check_schema(self, name: str, schema: pa.Schema) -> None:
         wanted = _CHUNK_COLUMNS if name == self.table else _DOCUMENT_COLUMNS
         missing = [c for c in wanted if c not in schema.names]
         if missing or (schema.metadata or {}).get(_FORMAT_KEY) != _FORMAT:
@@ -326,7 +330,25 @@ class LanceDBStore(Store):
                 f"LanceDB store at {self.location}: table {name!r} was not written by "
                 f"ragloom-lancedb (missing {', '.join(missing) or 'its format mark'})"
             )
-        return table
+
+    def _peek(self, name: str) -> Any:
+        """The table as a Lance dataset, read without a LanceDB connection (``None`` when it
+        does not exist). A re-ingest whose files are all unchanged only reads the documents
+        table and the vector dimension, and importing lancedb (its client for remote
+        namespaces included) costs about a second of start-up that Lance alone does not."""
+        self._check_open()
+        if self.path.exists() and not self.path.is_dir():
+            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
+        root = self._table_dir(name)
+        if not root.exists():
+            return None
+        import lance
+
+        with self._guard(f"open table {name!r}"):
+            dataset = lance.dataset(str(root))
+            schema = dataset.schema
+        self._check_schema(name, schema)
+        return dataset
 
     def _tables(self, create: bool = False) -> tuple[Any, Any]:
         """The (chunks, documents) tables, each ``None`` while it does not exist."""
@@ -344,7 +366,8 @@ class LanceDBStore(Store):
     @property
     def dimension(self) -> int | None:
         """The vector dimension of the chunks table (``None`` before the first chunk)."""
-        chunks, _ = self._tables()
+        with self._lock:
+            chunks = self._tables()[0] if self._db is not None else self._peek(self.table)
         if chunks is None:
             return None
         if self._dimension is None:
@@ -757,11 +780,19 @@ class LanceDBStore(Store):
         return dict(sorted(found.items()))
 
     def fingerprints(self) -> dict[str, str]:
-        _, documents = self._tables()
-        if documents is None:
-            return {}
-        with self._guard("read the documents"):
-            rows = documents.to_arrow()
+        with self._lock:
+            if self._db is not None:
+                documents = self._tables()[1]
+                if documents is None:
+                    return {}
+                with self._guard("read the documents"):
+                    rows = documents.to_arrow()
+            else:
+                dataset = self._peek(self._documents_table)
+                if dataset is None:
+                    return {}
+                with self._guard("read the documents"):
+                    rows = dataset.to_table(columns=["document_id", "fingerprint"])
         return dict(
             zip(
                 rows.column("document_id").to_pylist(),
