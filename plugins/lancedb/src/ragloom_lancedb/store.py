@@ -171,6 +171,13 @@ class LanceDBStore(Store):
     that is not JSON, an empty fingerprint, one document twice in a call) raises
     :class:`~ragloom.errors.InvalidInputError` before anything is written.
 
+    **Memory.** A write holds its batch's rows; after every write and fold the C heap's free
+    pages go back to the OS. Folds and the vector index build work on the whole table: with
+    lancedb 0.40 building the IVF index holds every vector (about 1.7 KB per chunk of 256
+    dimensions), so a large first ingest peaks at close. A store that only reads (a
+    re-ingest with nothing changed) reads fingerprints and the dimension through Lance,
+    without importing lancedb.
+
     One process should write a store at a time; readers in other processes see every
     finished commit (reads check for a newer version).
 
