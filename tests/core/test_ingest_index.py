@@ -168,3 +168,73 @@ def test_another_dimension_is_refused_before_reading(folder: Path, tmp_path: Pat
     assert "dimension 2" in message and "dimension 5" in message and "Lengths" in message
     assert "memory" in message and "nothing was changed" in message
     assert CountingLoader.loaded == [] and store.docs == before and store.writes == writes
+
+
+class RecordingStore(MemoryStore):
+    """Records every write's chunk count and how many writes ever ran at once."""
+
+    step_id = "test/recording-store"
+
+    def __init__(self, fail_on: int | None = None) -> None:
+        super().__init__()
+        import threading
+
+        self.sizes: list[int] = []
+        self.order: list[str] = []
+        self.running = 0
+        self.most_at_once = 0
+        self.lock = threading.Lock()
+        self.fail_on = fail_on
+
+    def write(self, documents) -> None:
+        with self.lock:
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+        try:
+            if self.fail_on is not None and len(self.sizes) + 1 == self.fail_on:
+                raise StoreError("the disk is full")
+            self.sizes.append(sum(len(d.chunks) for d in documents))
+            self.order += [d.document_id for d in documents]
+            super().write(documents)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+@pytest.fixture
+def many(tmp_path: Path) -> Path:
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(40):
+        (root / f"f{i:02d}.txt").write_text(f"Paragraph {i}. " * 30 + "\n\n" + "More. " * 30,
+                                            encoding="utf-8")
+    return root
+
+
+def test_store_writes_come_in_bounded_batches_one_at_a_time(
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragloom.ingest._ingestor as ingestor_module
+
+    monkeypatch.setattr(ingestor_module, "STORE_BATCH_CHUNKS", 7)
+    store = RecordingStore()
+    report = run(many, store, False)
+    per_doc = {d: len(chunks) for d, (_, chunks) in store.docs.items()}
+    assert len(per_doc) == 40 and report.indexed == 40 and not report.failures
+    assert report.chunks == sum(per_doc.values()) == sum(store.sizes)
+    # A batch is written once it reaches 7 chunks: never more than 7 + one document's chunks
+    # are gathered, whatever the corpus size, and one batch is written at a time.
+    assert len(store.sizes) >= report.chunks // (7 + max(per_doc.values()))
+    assert max(store.sizes) < 7 + max(per_doc.values())
+    assert store.most_at_once == 1
+    assert store.order == sorted(store.order)  # documents are written in input order
+
+
+def test_a_failed_store_write_fails_the_run(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragloom.ingest._ingestor as ingestor_module
+
+    monkeypatch.setattr(ingestor_module, "STORE_BATCH_CHUNKS", 7)
+    store = RecordingStore(fail_on=2)
+    with pytest.raises(StoreError, match="the disk is full"):
+        run(many, store, False)
+    assert len(store.sizes) == 1  # nothing was written after the failed batch

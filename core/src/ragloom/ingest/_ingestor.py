@@ -3,7 +3,10 @@
 Memory stays flat whatever the corpus size: files are read one at a time by the generator that
 feeds the pipeline, outputs are written as they come out, and the pipeline runs over segments
 of at most :data:`SEGMENT_CHARS` characters of input, so no engine or cache window ever holds
-more than one segment of documents.
+more than one segment of documents. Outputs bound for a store are written in batches of about
+:data:`STORE_BATCH_CHUNKS` chunks by one background thread, at most one batch at a time, while
+the pipeline goes on with the next one (a store's own work, LanceDB's for one, runs outside
+Python's GIL): at most two batches are held at once.
 """
 
 from __future__ import annotations
@@ -43,7 +46,9 @@ __all__ = [
 DEFAULT_MAX_FILE_SIZE = 50 * 1000 * 1000
 #: Characters of input per pipeline run segment (bounds every in-flight window).
 SEGMENT_CHARS = 16 * 1000 * 1000
-#: Chunks gathered before they are written to a store in one batch.
+#: Chunks gathered before they are written to a store in one batch (a batch goes on gathering
+#: until the document that crosses this count is complete). One batch is written while the next
+#: is gathered, never more.
 STORE_BATCH_CHUNKS = 4096
 
 ProgressCallback = Callable[[IngestProgress], None]
@@ -337,6 +342,11 @@ class Ingestor:
             documents = run.documents(loaders, known if skip_unchanged else None)
             try:
                 await run.drive(documents)
+            except BaseException:
+                run.close_store(failed=True)
+                raise
+            else:
+                run.close_store()
             finally:
                 if run.memo is not None:
                     run.memo.flush()
@@ -371,7 +381,10 @@ class Ingestor:
         steps = [s for s in self.pipeline.walk() if isinstance(s, EmbeddingStep)]
         if not steps:
             return
-        held = self.store.info().dimension
+        # A store that tells its dimension alone may read less than its whole info.
+        held = getattr(self.store, "dimension", None)
+        if not isinstance(held, int) or isinstance(held, bool):
+            held = self.store.info().dimension
         if held is None:
             return
         embedder = steps[-1].embedder
@@ -568,6 +581,9 @@ def _check_writable(flag: str, path: Path) -> None:
 def _location(store: Any) -> str | None:
     if store is None:
         return None
+    location = getattr(store, "location", None)  # without reading the store, when it says
+    if isinstance(location, str):
+        return location
     try:
         return str(store.info().location)
     except Exception:  # noqa: BLE001 - only a label
@@ -613,6 +629,9 @@ class _Run:
         self.fingerprints: dict[str, str] = {}
         self.batch: list[Any] = []
         self.batch_chunks = 0
+        #: The store write under way in the background thread: (its future, its documents).
+        self.writing: tuple[Any, int] | None = None
+        self.writer_pool: Any = None
         self.files = walked.files
         #: File contents -> the fingerprints of their documents, in the cache (see _FileMemo).
         self.memo: _FileMemo | None = None
@@ -722,6 +741,7 @@ class _Run:
             await checkpoint()
         self._finish_through(None)
         self._flush_store()
+        self._wait_store()
 
     def _output(self, out: Any) -> None:
         doc_id = _doc_of(out)
@@ -767,12 +787,13 @@ class _Run:
             from ..stores import IndexedDocument
 
             chunks = self.by_doc.pop(doc_id, [])
-            self.batch.append(IndexedDocument(doc_id, self.fingerprints.get(doc_id, ""), chunks))
+            self.batch.append(IndexedDocument(doc_id, self.fingerprints.pop(doc_id, ""), chunks))
             self.batch_chunks += len(chunks)
             if self.batch_chunks >= STORE_BATCH_CHUNKS:
                 self._flush_store()
         else:
             self.by_doc.pop(doc_id, None)
+            self.fingerprints.pop(doc_id, None)
         left = self.open_docs.get(index, 1) - 1
         if left <= 0:
             self.open_docs.pop(index, None)
@@ -787,12 +808,40 @@ class _Run:
             self.on_progress(IngestProgress(self.done_files, self.total, self.bytes_done))
 
     def _flush_store(self) -> None:
+        """Hand the gathered batch to the writer thread, once the previous write is done."""
         store = self.ingestor.store
         if store is None or not self.batch:
             return
         batch, self.batch, self.batch_chunks = self.batch, [], 0
-        store.write(batch)
-        self.report.indexed += len(batch)
+        self._wait_store()
+        if self.writer_pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.writer_pool = ThreadPoolExecutor(1, thread_name_prefix="ragloom-ingest-store")
+        self.writing = (self.writer_pool.submit(store.write, batch), len(batch))
+
+    def _wait_store(self) -> None:
+        """Wait for the write under way; its error, if any, is raised here."""
+        if self.writing is None:
+            return
+        future, count = self.writing
+        self.writing = None
+        future.result()
+        self.report.indexed += count
+
+    def close_store(self, failed: bool = False) -> None:
+        """Wait for the write under way (its error is raised unless the run ``failed``
+        already: then that error goes on its way) and stop the writer thread."""
+        try:
+            if not failed:
+                self._wait_store()
+            elif self.writing is not None:
+                self.writing[0].exception()  # wait, without masking the error in flight
+                self.writing = None
+        finally:
+            if self.writer_pool is not None:
+                self.writer_pool.shutdown(wait=True)
+                self.writer_pool = None
 
 
 def _already_read(source: Any) -> Callable[..., Any]:

@@ -77,6 +77,31 @@ def _first_line(exc: BaseException) -> str:
     return message if len(message) <= 300 else message[:297] + "..."
 
 
+def _release_memory() -> None:
+    """Hand the C heap's free pages back to the OS (glibc's ``malloc_trim``; nothing elsewhere).
+
+    LanceDB's worker threads allocate from glibc arenas of their own; what a fold frees there
+    stays in the process (counted in its RSS) and is not reused by other threads' arenas, so
+    without this the process grows by a few hundred MB over a large ingest."""
+    global _TRIM
+    if _TRIM is None:
+        _TRIM = False
+        try:
+            import ctypes
+            import ctypes.util
+
+            name = ctypes.util.find_library("c")
+            if name is not None:
+                _TRIM = getattr(ctypes.CDLL(name), "malloc_trim", False)
+        except (OSError, AttributeError):
+            pass
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM: Any = None
+
+
 def _mode_allows_writes(path: Path) -> bool:
     """Whether ``path`` may be written: the OS says so and, for root (whom the OS lets write
     anywhere), its permission bits leave some write bit on."""
@@ -145,6 +170,13 @@ class LanceDBStore(Store):
     repaired or removed behind your back. Bad input (a chunk without an embedding, metadata
     that is not JSON, an empty fingerprint, one document twice in a call) raises
     :class:`~ragloom.errors.InvalidInputError` before anything is written.
+
+    **Memory.** A write holds its batch's rows; after every write and fold the C heap's free
+    pages go back to the OS. Folds and the vector index build work on the whole table: with
+    lancedb 0.40 building the IVF index holds every vector (about 1.7 KB per chunk of 256
+    dimensions), so a large first ingest peaks at close. A store that only reads (a
+    re-ingest with nothing changed) reads fingerprints and the dimension through Lance,
+    without importing lancedb.
 
     One process should write a store at a time; readers in other processes see every
     finished commit (reads check for a newer version).
@@ -294,6 +326,10 @@ class LanceDBStore(Store):
         with self._guard(f"open table {name!r}"):
             table = db.open_table(name)
             schema = table.schema
+        self._check_schema(name, schema)
+        return table
+
+    def _check_schema(self, name: str, schema: pa.Schema) -> None:
         wanted = _CHUNK_COLUMNS if name == self.table else _DOCUMENT_COLUMNS
         missing = [c for c in wanted if c not in schema.names]
         if missing or (schema.metadata or {}).get(_FORMAT_KEY) != _FORMAT:
@@ -301,7 +337,25 @@ class LanceDBStore(Store):
                 f"LanceDB store at {self.location}: table {name!r} was not written by "
                 f"ragloom-lancedb (missing {', '.join(missing) or 'its format mark'})"
             )
-        return table
+
+    def _peek(self, name: str) -> Any:
+        """The table as a Lance dataset, read without a LanceDB connection (``None`` when it
+        does not exist). A re-ingest whose files are all unchanged only reads the documents
+        table and the vector dimension, and importing lancedb (its client for remote
+        namespaces included) costs about a second of start-up that Lance alone does not."""
+        self._check_open()
+        if self.path.exists() and not self.path.is_dir():
+            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
+        root = self._table_dir(name)
+        if not root.exists():
+            return None
+        import lance
+
+        with self._guard(f"open table {name!r}"):
+            dataset = lance.dataset(str(root))
+            schema = dataset.schema
+        self._check_schema(name, schema)
+        return dataset
 
     def _tables(self, create: bool = False) -> tuple[Any, Any]:
         """The (chunks, documents) tables, each ``None`` while it does not exist."""
@@ -319,7 +373,8 @@ class LanceDBStore(Store):
     @property
     def dimension(self) -> int | None:
         """The vector dimension of the chunks table (``None`` before the first chunk)."""
-        chunks, _ = self._tables()
+        with self._lock:
+            chunks = self._tables()[0] if self._db is not None else self._peek(self.table)
         if chunks is None:
             return None
         if self._dimension is None:
@@ -534,6 +589,8 @@ class LanceDBStore(Store):
                 due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
                 if due >= max(_OPTIMIZE_ROWS, _FOLD_GROWTH * self._folded_rows):
                     self._optimize(vectors=False)
+                else:
+                    _release_memory()
 
     def _index_names(self, chunks: Any) -> set[str]:
         with self._guard("list the indexes"):
@@ -585,6 +642,7 @@ class LanceDBStore(Store):
                 self._ensure_vector_index(self._chunks)
             with self._guard("count the rows"):
                 self._folded_rows = self._chunks.count_rows()
+        _release_memory()
 
     def _vector_partitions(self, chunks: Any) -> int | None:
         """The partition count of the approximate vector index (named after it), if any."""
@@ -729,11 +787,19 @@ class LanceDBStore(Store):
         return dict(sorted(found.items()))
 
     def fingerprints(self) -> dict[str, str]:
-        _, documents = self._tables()
-        if documents is None:
-            return {}
-        with self._guard("read the documents"):
-            rows = documents.to_arrow()
+        with self._lock:
+            if self._db is not None:
+                documents = self._tables()[1]
+                if documents is None:
+                    return {}
+                with self._guard("read the documents"):
+                    rows = documents.to_arrow()
+            else:
+                dataset = self._peek(self._documents_table)
+                if dataset is None:
+                    return {}
+                with self._guard("read the documents"):
+                    rows = dataset.to_table(columns=["document_id", "fingerprint"])
         return dict(
             zip(
                 rows.column("document_id").to_pylist(),
