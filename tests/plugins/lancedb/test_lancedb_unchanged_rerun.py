@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("ragloom_semantic")
 pytest.importorskip("ragloom_text")
+pytest.importorskip("lance", reason='needs pip install "./plugins/lancedb[lance]"')
 
 CHILD = """
 import json, sys

@@ -329,7 +329,7 @@ class Ingestor:
             report.seconds = time.perf_counter() - started
             return report
         loaders = self._loader_set()
-        self._check_dimension()
+        check_dimension(self.store, self.pipeline)
         identity = pipeline_identity(self.pipeline)
         fingerprint = self._fingerprinter(identity)
         known = self.store.fingerprints() if self.store is not None else {}
@@ -365,37 +365,6 @@ class Ingestor:
                 writer.abort()  # nothing if it was committed
         report.seconds = time.perf_counter() - started
         return report
-
-    def _check_dimension(self) -> None:
-        """Refuse, before anything is read or written, an index whose vectors have another
-        dimension than the pipeline's embedder makes (they could never be stored together).
-
-        Raises:
-            StoreError: naming the index, both dimensions and the embedder.
-        """
-        from ..embedding import EmbeddingStep
-        from ..stores import StoreError
-
-        if self.store is None:
-            return
-        steps = [s for s in self.pipeline.walk() if isinstance(s, EmbeddingStep)]
-        if not steps:
-            return
-        # A store that tells its dimension alone may read less than its whole info.
-        held = getattr(self.store, "dimension", None)
-        if not isinstance(held, int) or isinstance(held, bool):
-            held = self.store.info().dimension
-        if held is None:
-            return
-        embedder = steps[-1].embedder
-        made = embedder.dimension
-        if made != held:
-            raise StoreError(
-                f"the index at {_location(self.store)} holds vectors of dimension {held}, but "
-                f"the embedder {type(embedder).__name__} makes vectors of dimension {made}: "
-                "ingest with the embedder the index was built with, or clear the index to "
-                "rebuild it with this one; nothing was changed"
-            )
 
     def _cache_files(self) -> list[str]:
         caches = [self.pipeline.cache, *(step.cache for step in self.pipeline.walk())]
@@ -598,6 +567,38 @@ def gone_documents(known: Mapping[str, str], files: list[InputFile]) -> list[str
         doc_id for doc_id in known
         if doc_id not in present and doc_id.split("#", 1)[0] not in present
     ]
+
+
+def check_dimension(store: Any, pipeline: Any) -> None:
+    """Refuse, before anything is read or written, an index whose vectors have another
+    dimension than the pipeline's embedder makes (they could never be stored together).
+
+    Raises:
+        StoreError: naming the index, both dimensions and the embedder.
+    """
+    from ..embedding import EmbeddingStep
+    from ..stores import StoreError
+
+    if store is None:
+        return
+    steps = [s for s in pipeline.walk() if isinstance(s, EmbeddingStep)]
+    if not steps:
+        return
+    # A store that tells its dimension alone may read less than its whole info.
+    held = getattr(store, "dimension", None)
+    if not isinstance(held, int) or isinstance(held, bool):
+        held = store.info().dimension
+    if held is None:
+        return
+    embedder = steps[-1].embedder
+    made = embedder.dimension
+    if made != held:
+        raise StoreError(
+            f"the index at {_location(store)} holds vectors of dimension {held}, but "
+            f"the embedder {type(embedder).__name__} makes vectors of dimension {made}: "
+            "ingest with the embedder the index was built with, or clear the index to "
+            "rebuild it with this one; nothing was changed"
+        )
 
 
 class _Run:

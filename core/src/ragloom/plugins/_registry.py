@@ -157,42 +157,8 @@ class Registry(HookCalls):
         its contributions are withdrawn and every other plugin works as usual.
         """
         for dist, version, ep in iter_hook_modules(installed):
-            if self._is_blocked(dist):
-                continue
-            where = f"{dist} {version}: hook module {ep.value!r}"
-            try:
-                module = ep.load()
-            except Exception as exc:  # noqa: BLE001 - a broken plugin breaks only itself
-                self._set_broken(dist, f"{where} cannot be imported: {type(exc).__name__}: {exc}")
-                continue
-            name = f"{dist}:{ep.name}"
-            try:
-                self.pm.register(module, name=name)
-                self.pm.check_pending()
-            except Exception as exc:  # noqa: BLE001 - e.g. a misspelled hook name
-                if self.pm.get_plugin(name) is not None:
-                    self.pm.unregister(name=name)
-                self._set_broken(dist, f"{where} is invalid: {exc}")
-                continue
-            before = self._provided_by(dist)
-
-            def register(
-                kind: str,
-                component: str,
-                factory: Callable[..., Any],
-                _d: str = dist,
-                _v: str = version,
-            ) -> None:
-                self.register(kind, component, factory, dist=_d, version=_v, hook=True)
-
-            try:
-                self._caller("ragloom_register", module)(register=register)
-            except Exception as exc:  # noqa: BLE001 - withdraw what it added, keep the rest
-                self._withdraw(dist, before)
-                self.pm.unregister(name=name)
-                self._set_broken(
-                    dist, f"{where}: ragloom_register raised {type(exc).__name__}: {exc}"
-                )
+            if not self._is_blocked(dist):
+                _load_hook_module(self, dist, version, ep)
 
     def _set_broken(self, dist: str, reason: str) -> None:
         if dist not in self.broken:
@@ -460,3 +426,42 @@ def import_object(path: str) -> Any:
     except (ImportError, AttributeError) as exc:
         raise ConfigurationError(f"cannot import {path!r}: {exc}") from exc
     return obj
+
+
+def _load_hook_module(registry: Registry, dist: str, version: str, ep: Any) -> None:
+    """Import one plugin's hook module and take its contributions (a failure sets the
+    plugin aside as broken and withdraws what it added)."""
+    where = f"{dist} {version}: hook module {ep.value!r}"
+    try:
+        module = ep.load()
+    except Exception as exc:  # noqa: BLE001 - a broken plugin breaks only itself
+        registry._set_broken(dist, f"{where} cannot be imported: {type(exc).__name__}: {exc}")
+        return
+    name = f"{dist}:{ep.name}"
+    try:
+        registry.pm.register(module, name=name)
+        registry.pm.check_pending()
+    except Exception as exc:  # noqa: BLE001 - e.g. a misspelled hook name
+        if registry.pm.get_plugin(name) is not None:
+            registry.pm.unregister(name=name)
+        registry._set_broken(dist, f"{where} is invalid: {exc}")
+        return
+    before = registry._provided_by(dist)
+
+    def register(
+        kind: str,
+        component: str,
+        factory: Callable[..., Any],
+        _d: str = dist,
+        _v: str = version,
+    ) -> None:
+        registry.register(kind, component, factory, dist=_d, version=_v, hook=True)
+
+    try:
+        registry._caller("ragloom_register", module)(register=register)
+    except Exception as exc:  # noqa: BLE001 - withdraw what it added, keep the rest
+        registry._withdraw(dist, before)
+        registry.pm.unregister(name=name)
+        registry._set_broken(
+            dist, f"{where}: ragloom_register raised {type(exc).__name__}: {exc}"
+        )

@@ -342,7 +342,9 @@ class LanceDBStore(Store):
         """The table as a Lance dataset, read without a LanceDB connection (``None`` when it
         does not exist). A re-ingest whose files are all unchanged only reads the documents
         table and the vector dimension, and importing lancedb (its client for remote
-        namespaces included) costs about a second of start-up that Lance alone does not."""
+        namespaces included) costs about a second of start-up that Lance alone does not.
+        Only used when Lance's own package (``pylance``) is installed; lancedb does not
+        require it, and without it the tables are opened through LanceDB."""
         self._check_open()
         if self.path.exists() and not self.path.is_dir():
             raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
@@ -374,7 +376,9 @@ class LanceDBStore(Store):
     def dimension(self) -> int | None:
         """The vector dimension of the chunks table (``None`` before the first chunk)."""
         with self._lock:
-            chunks = self._tables()[0] if self._db is not None else self._peek(self.table)
+            chunks = self._tables()[0] if self._db is not None or not _has_lance() else (
+                self._peek(self.table)
+            )
         if chunks is None:
             return None
         if self._dimension is None:
@@ -788,7 +792,7 @@ class LanceDBStore(Store):
 
     def fingerprints(self) -> dict[str, str]:
         with self._lock:
-            if self._db is not None:
+            if self._db is not None or not _has_lance():
                 documents = self._tables()[1]
                 if documents is None:
                     return {}
@@ -1035,3 +1039,17 @@ class LanceDBStore(Store):
                 if self._pool is not None:
                     self._pool.shutdown(wait=True)
                     self._pool = None
+
+
+_HAS_LANCE: bool | None = None
+
+
+def _has_lance() -> bool:
+    """Whether Lance's Python package (``pylance``, import ``lance``) is installed (looked up
+    once, without importing it)."""
+    global _HAS_LANCE
+    if _HAS_LANCE is None:
+        import importlib.util
+
+        _HAS_LANCE = importlib.util.find_spec("lance") is not None
+    return _HAS_LANCE
