@@ -54,10 +54,23 @@ def _checkout() -> str:
     """The ragloom checkout this core was installed from, if it was (else a description)."""
     import ragloom
 
-    core = Path(ragloom.__file__).resolve().parents[2]
-    root = core.parent
-    if (core / "pyproject.toml").is_file() and (root / "plugins").is_dir():
-        return str(root)
+    candidates = [Path(ragloom.__file__).resolve().parents[2]]  # an editable install
+    # An install from a folder records where it came from (PEP 610's direct_url.json).
+    try:
+        import json
+        from importlib.metadata import distribution
+        from urllib.parse import unquote, urlparse
+
+        record = json.loads(distribution("ragloom").read_text("direct_url.json") or "{}")
+        url = urlparse(str(record.get("url", "")))
+        if url.scheme == "file":
+            candidates.append(Path(unquote(url.path)))
+    except Exception:  # noqa: BLE001 - no record: fall back to the description
+        pass
+    for core in candidates:
+        root = core.parent
+        if (core / "pyproject.toml").is_file() and (root / "plugins").is_dir():
+            return str(root)
     return "<path to your ragloom checkout>"
 
 
