@@ -102,7 +102,7 @@ async def test_stream_yields_in_order_and_routes_failures_to_observers() -> None
 @pytest.mark.anyio
 async def test_stopping_a_stream_early_is_clean() -> None:
     async def slow(x: int) -> int:
-        await anyio.sleep(0.001)
+        await anyio.lowlevel.checkpoint()
         return x
 
     pipeline = Pipeline(FunctionStep(slow, policy=Policy(concurrency=4)))
