@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ._inputs import wrong_item
@@ -238,11 +238,17 @@ class Pipeline(Generic[T]):
         ctx = context or self.context(inputs)
         if context is not None and inputs is not None:
             ctx.feed(self.root, IterableSource(inputs, check=_input_check(self.root)))
-        async for window in self._windows(ctx):
-            for out in window:
-                yield out
+        windows = self._windows(ctx)
+        try:
+            async for window in windows:
+                for out in window:
+                    yield out
+        finally:
+            # Closed here, in this task, when the consumer stops early: not left to the
+            # garbage collector (which would finalize it in another task, or not at all).
+            await windows.aclose()
 
-    async def _windows(self, context: ExecutionContext) -> AsyncIterator[list[T]]:
+    async def _windows(self, context: ExecutionContext) -> AsyncGenerator[list[T], None]:
         """The run's output windows, between its ``RunStarted`` and ``RunFinished`` events."""
         started = time.perf_counter()
         if context.observed:
