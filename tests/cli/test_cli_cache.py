@@ -35,7 +35,8 @@ def _pipeline(workdir: Path, step: str, extra: str = "") -> Path:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    path = os.pathsep.join(p for p in (str(STEPS), os.environ.get("PYTHONPATH", "")) if p)
+    tests = str(STEPS.parents[1])  # for support.sqlite_faults
+    path = os.pathsep.join(p for p in (str(STEPS), tests, os.environ.get("PYTHONPATH", "")) if p)
     return {"PYTHONPATH": path, **extra}
 
 

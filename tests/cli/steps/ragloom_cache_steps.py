@@ -1,5 +1,6 @@
 """Steps for the cache CLI tests, imported by a ``ragloom`` subprocess through a pipeline file
-(``import = ...`` with ``--allow-imports``); the test puts this folder on ``PYTHONPATH``.
+(``import = ...`` with ``--allow-imports``); the test puts this folder and ``tests/`` on
+``PYTHONPATH``.
 
 With ``RAGLOOM_TEST_DISK_FULL=1`` in the environment, importing this module makes every write
 of an SQLite cache fail as SQLite fails on a full disk (the cache is read as usual).
@@ -7,11 +8,8 @@ of an SQLite cache fail as SQLite fails on a full disk (the cache is read as usu
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sqlite3
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 from ragloom import Document, ExecutionContext, PipelineStep
@@ -43,22 +41,8 @@ class Guarded(Tagged):
 
 
 if os.environ.get("RAGLOOM_TEST_DISK_FULL") == "1":
+    from support.sqlite_faults import full_disk_connection
 
-    class _FullDisk:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
-
-        def executemany(self, *args: Any) -> Any:
-            raise sqlite3.OperationalError("database or disk is full")
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.conn, name)
-
-    _original = SQLiteCacheStore._connection
-
-    @contextlib.contextmanager
-    def _connection(self: SQLiteCacheStore) -> Iterator[Any]:
-        with _original(self) as conn:
-            yield _FullDisk(conn)
-
-    SQLiteCacheStore._connection = _connection  # type: ignore[method-assign]
+    SQLiteCacheStore._connection = full_disk_connection(  # type: ignore[method-assign]
+        SQLiteCacheStore._connection
+    )

@@ -8,6 +8,7 @@ import logging
 import os
 import sqlite3
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ from cache_kit import CountingChunker, docs, dumps
 from ragloom import CacheSkipped, Pipeline, SQLiteCacheStore
 from ragloom.cache import cache_info
 from ragloom.errors import CacheCorruptError, CacheError, CacheFullError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from support.sqlite_faults import full_disk_connection  # noqa: E402
 
 DOCS = docs(24)
 HALF = DOCS[:12]
@@ -71,26 +75,10 @@ def test_a_read_only_file_replays_what_it_holds_and_stores_nothing(
 @contextlib.contextmanager
 def _disk_full(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Writes of every SQLite cache fail as SQLite fails on a full disk."""
-
-    class FullDisk:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
-
-        def executemany(self, *args: Any) -> Any:
-            raise sqlite3.OperationalError("database or disk is full")
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.conn, name)
-
-    original = SQLiteCacheStore._connection
-
-    @contextlib.contextmanager
-    def connection(self: SQLiteCacheStore) -> Iterator[Any]:
-        with original(self) as conn:
-            yield FullDisk(conn)
-
     with monkeypatch.context() as patch:
-        patch.setattr(SQLiteCacheStore, "_connection", connection)
+        patch.setattr(
+            SQLiteCacheStore, "_connection", full_disk_connection(SQLiteCacheStore._connection)
+        )
         yield
 
 
