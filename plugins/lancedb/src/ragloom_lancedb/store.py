@@ -773,19 +773,7 @@ class LanceDBStore(Store):
             for row, vector in zip(
                 table.select(_RESULT_COLUMNS).to_pylist(), vectors, strict=True
             ):
-                found.setdefault(row["document_id"], []).append(
-                    Document(
-                        id=row["id"],
-                        content=row["content"],
-                        content_format=row["content_format"],
-                        metadata=json.loads(row["metadata"]),
-                        parent_id=row["parent_id"],
-                        index=row["chunk_index"],
-                        start=row["span_start"],
-                        end=row["span_end"],
-                        embedding=vector,
-                    )
-                )
+                found.setdefault(row["document_id"], []).append(_chunk_of(row, vector))
         for listed in found.values():
             listed.sort(key=lambda c: (c.index is None, c.index or 0, c.id))
         return dict(sorted(found.items()))
@@ -912,20 +900,7 @@ class LanceDBStore(Store):
             if value is None or not math.isfinite(value):
                 continue  # a zero vector has no cosine
             out.append(
-                (
-                    row["document_id"],
-                    Document(
-                        id=row["id"],
-                        content=row["content"],
-                        content_format=row["content_format"],
-                        metadata=json.loads(row["metadata"]),
-                        parent_id=row["parent_id"],
-                        index=row["chunk_index"],
-                        start=row["span_start"],
-                        end=row["span_end"],
-                    ),
-                    float(transform(value)),
-                )
+                (row["document_id"], _chunk_of(row), float(transform(value)))
             )
         return out
 
@@ -1039,6 +1014,21 @@ class LanceDBStore(Store):
                 if self._pool is not None:
                     self._pool.shutdown(wait=True)
                     self._pool = None
+
+
+def _chunk_of(row: Mapping[str, Any], embedding: list[float] | None = None) -> Document:
+    """The chunk a row of the chunks table holds (the vector only when given)."""
+    return Document(
+        id=row["id"],
+        content=row["content"],
+        content_format=row["content_format"],
+        metadata=json.loads(row["metadata"]),
+        parent_id=row["parent_id"],
+        index=row["chunk_index"],
+        start=row["span_start"],
+        end=row["span_end"],
+        embedding=embedding,
+    )
 
 
 _HAS_LANCE: bool | None = None
