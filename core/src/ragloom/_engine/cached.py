@@ -54,6 +54,14 @@ class _PendingWrites:
         #: What to tell the run about them (taken by ``cached_results``).
         self.notes: list[str] = []
 
+    def mark_read_only(self, store: Any, why: str) -> str:
+        """Stop writing ``store`` (it is still read); return what to tell the run, logged
+        once per process."""
+        self.read_only.add(id(store))
+        note = f"{why}: the run replays what it holds and stores nothing new"
+        warn_once(note)
+        return note
+
     def add(self, store: Any, entry: Any) -> None:
         if id(store) in self.read_only:
             return
@@ -80,10 +88,7 @@ class _PendingWrites:
             try:
                 store.put_many(entries)
             except CacheReadOnlyError as exc:
-                self.read_only.add(id(store))
-                note = f"{exc}: the run replays what it holds and stores nothing new"
-                warn_once(note)
-                self.notes.append(note)
+                self.notes.append(self.mark_read_only(store, str(exc)))
         return count
 
 
@@ -138,10 +143,9 @@ async def cached_results(
         store = owner.store
         if (store is not None and getattr(store, "read_only", False) is True
                 and id(store) not in pending.read_only):
-            pending.read_only.add(id(store))
-            note = (f"cache file {getattr(store, 'path', store)} is read-only: the run replays "
-                    "what it holds and stores nothing new")
-            warn_once(note)
+            note = pending.mark_read_only(
+                store, f"cache file {getattr(store, 'path', store)} is read-only"
+            )
             await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
     finished = False
     try:

@@ -7,7 +7,7 @@ import os
 
 import click
 
-from .._display import format_bytes
+from .._display import format_bytes, render_table
 from ._app import EXIT_OK
 
 __all__ = ["cache"]
@@ -75,14 +75,10 @@ def info(path: str, as_json: bool) -> int:
         f"({format_bytes(os.path.getsize(path))} on disk)"
     )
     if details.steps:
-        from .._display import render_table
-
         click.echo("per step:")
         rows = [(step, str(count)) for step, count in sorted(details.steps.items())]
         click.echo(render_table(("STEP", "ENTRIES"), rows, indent=2))
     if decisions:
-        from .._display import render_table
-
         click.echo(
             "cost decisions (replay skip: recomputing is cheaper than the cache, so the step "
             "runs uncached; `ragloom cache clear` forgets them):"
