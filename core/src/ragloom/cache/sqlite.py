@@ -300,7 +300,7 @@ def _plain_error(exc: sqlite3.Error, path: Path) -> CacheError | None:
     text = str(exc).lower()
     if primary in (_READONLY, _PERM) or "readonly" in text or "read-only" in text:
         return CacheReadOnlyError(f"cache file {path} is read-only ({exc})")
-    if primary == _FULL or "disk is full" in text or "database or disk is full" in text:
+    if primary == _FULL or "disk is full" in text:
         return CacheFullError(
             f"the disk holding cache file {path} is full: free some space or use --no-cache "
             "(the cache itself is intact)"
