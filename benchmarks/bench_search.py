@@ -404,8 +404,8 @@ class LlamaFusion:
 
 
 def evaluation(repeat: int) -> None:
+    from ragloom.multi_retrieval import MultiQueryRetrievalPipeline
     from ragloom.retrieval import StoreRetriever
-    from ragloom.search import MultiQueryRetrievalPipeline
     from ragloom_lancedb import LanceDBStore
     from ragloom_rules import HeuristicDecomposer, KeywordRouter
     from ragloom_semantic import Model2VecEmbedder
@@ -582,8 +582,8 @@ def index_recall(path: Path, embedder: Any, queries: list[str], top_k: int = 10)
 
 
 def latency(count: int, repeat: int, workdir: Path, queries: int) -> None:
+    from ragloom.multi_retrieval import MultiQueryRetrievalPipeline
     from ragloom.retrieval import StoreRetriever
-    from ragloom.search import MultiQueryRetrievalPipeline
     from ragloom_rules import HeuristicDecomposer, KeywordRouter
     from ragloom_semantic import Model2VecEmbedder
 

@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 from ragloom import ItemFailed
 from ragloom.errors import ComponentTypeError, ConfigurationError
 from ragloom.models import Document
-from ragloom.query import QueryTransformer, Route, RouteDecision, Router
-from ragloom.retrieval import DEFAULT_RRF_K, Retriever, reciprocal_rank_fusion
-from ragloom.search import (
+from ragloom.multi_retrieval import (
     FusedPassage,
     MultiQueryRetrievalPipeline,
     RetrievalFailedError,
     RetrievalResult,
 )
+from ragloom.query import QueryTransformer, Route, RouteDecision, Router
+from ragloom.retrieval import DEFAULT_RRF_K, Retriever, reciprocal_rank_fusion
 from ragloom.stores import ScoredChunk, matches_where
 
 # -- reciprocal rank fusion -------------------------------------------------------------------

@@ -10,9 +10,9 @@ import pytest
 from ragloom.config import build_pipeline, dump_pipeline, parse_spec
 from ragloom.errors import ConfigurationError
 from ragloom.models import Document
+from ragloom.multi_retrieval import MultiQueryRetrievalPipeline, RetrievalResult
 from ragloom.query import QueryTransformer, Route, RouteDecision, Router
 from ragloom.retrieval import StoreRetriever
-from ragloom.search import MultiQueryRetrievalPipeline, RetrievalResult
 from ragloom.stores import IndexedDocument, ScoredChunk, Store, StoreInfo, matches_where
 from ragloom.testing import isolated_registry
 

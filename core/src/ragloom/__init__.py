@@ -59,9 +59,9 @@ _EXPORTS: dict[str, str] = {
     "SubQueryRoute": ".multi_query",
     "OnEmptyDecompositionPolicy": ".multi_query",
     "EmptyDecompositionError": ".multi_query",
-    "MultiQueryRetrievalPipeline": ".search",
-    "RetrievalResult": ".search",
-    "FusedPassage": ".search",
+    "MultiQueryRetrievalPipeline": ".multi_retrieval",
+    "RetrievalResult": ".multi_retrieval",
+    "FusedPassage": ".multi_retrieval",
     "Retriever": ".retrieval",
     "StoreRetriever": ".retrieval",
     "Store": ".stores",
@@ -71,6 +71,12 @@ _EXPORTS: dict[str, str] = {
     "Route": ".query",
     "RetrieveSpec": ".query",
     "Ingestor": ".ingest",
+    "search": ".searcher",
+    "Searcher": ".searcher",
+    "SearchSettings": ".searcher",
+    "evaluate": ".evaluation",
+    "QuestionSet": ".evaluation",
+    "EvaluationReport": ".evaluation",
     "ingest": ".ingest",
     # cache
     "CacheStore": ".cache",
@@ -119,6 +125,12 @@ __all__ = [
     "Store",
     "StoreRetriever",
     "ingest",
+    "search",
+    "Searcher",
+    "SearchSettings",
+    "evaluate",
+    "QuestionSet",
+    "EvaluationReport",
     "BrokenPluginError",
     "CacheCorruptError",
     "CacheFullError",
@@ -220,6 +232,7 @@ if TYPE_CHECKING:
         StepTimeoutError,
         UnroutedItemError,
     )
+    from .evaluation import EvaluationReport, QuestionSet, evaluate
     from .events import (
         CacheHit,
         CacheMiss,
@@ -244,12 +257,13 @@ if TYPE_CHECKING:
         OnEmptyDecompositionPolicy,
         SubQueryRoute,
     )
+    from .multi_retrieval import FusedPassage, MultiQueryRetrievalPipeline, RetrievalResult
     from .pipeline import Pipeline, RunResult
     from .plugins import Registry, discover_plugins
     from .policy import DEFAULT_POLICY, Policy
     from .query import QueryTransformer, RetrieveSpec, Route, RouteDecision, Router
     from .retrieval import Retriever, StoreRetriever
     from .routed import RoutedStep
-    from .search import FusedPassage, MultiQueryRetrievalPipeline, RetrievalResult
+    from .searcher import Searcher, SearchSettings, search
     from .step import IterableSource, PipelineStep
     from .stores import Store

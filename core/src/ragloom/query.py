@@ -17,6 +17,7 @@ __all__ = [
     "Route",
     "RouteDecision",
     "Router",
+    "WholeQuestion",
     "coerce_route",
 ]
 
@@ -128,6 +129,16 @@ class QueryTransformer(Component, ABC):
         from ._sync import run_sync
 
         return run_sync(self.transform, query)
+
+
+class WholeQuestion(QueryTransformer):
+    """No decomposition: the question itself is the only sub-query (``decomposer="none"`` in
+    a search's settings; the baseline a decomposer is compared with)."""
+
+    step_id = "ragloom/whole-question"
+
+    def transform_sync(self, query: str) -> list[str]:
+        return [query]
 
 
 class RouteDecision(BaseModel):

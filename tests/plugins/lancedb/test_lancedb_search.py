@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ragloom.multi_retrieval import MultiQueryRetrievalPipeline
 from ragloom.query import Router
 from ragloom.retrieval import Retriever
-from ragloom.search import MultiQueryRetrievalPipeline
 
 lancedb_store = pytest.importorskip("ragloom_lancedb")
 semantic = pytest.importorskip("ragloom_semantic")

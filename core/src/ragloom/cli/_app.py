@@ -80,6 +80,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Answer questions from the index: plan, retrieve per sub-query, fuse.",
     ),
     "index": ("ragloom.cli._index", "index", "Show or clear the index."),
+    "eval": (
+        "ragloom.cli._eval", "eval_command",
+        "Score search on labelled questions; compare set-ups and indexes.",
+    ),
     "new-plugin": (
         "ragloom.cli.new_plugin",
         "main",

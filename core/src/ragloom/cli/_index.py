@@ -8,37 +8,10 @@ from typing import Any
 
 import click
 
-from ..plugins._discovery import install_hint
+from ..searcher import DEFAULT_INDEX, DEFAULT_STORE, open_index
 from ._app import EXIT_OK
 
 __all__ = ["DEFAULT_INDEX", "DEFAULT_STORE", "index", "index_option", "open_index"]
-
-DEFAULT_INDEX = os.path.join(".ragloom", "index")
-#: The store the CLI opens, named with its distribution so no other plugin can take its place.
-DEFAULT_STORE = "ragloom-lancedb:lancedb"
-
-
-def open_index(path: str, *, registry: Any = None, must_exist: bool = False) -> Any:
-    """The store at ``path`` (the embedded LanceDB store of ragloom-lancedb).
-
-    Raises:
-        ConfigurationError: ragloom-lancedb is not installed, or ``must_exist`` and there is no
-            index at ``path``.
-    """
-    from ..errors import ConfigurationError, PluginNotFoundError
-    from ..plugins import Registry
-
-    if must_exist and not os.path.exists(path):
-        raise ConfigurationError(
-            f"no index at {path}: build one with `ragloom ingest PATH... --index {path}`"
-        )
-    registry = registry or Registry()
-    try:
-        return registry.create("store", DEFAULT_STORE, {"path": path})
-    except PluginNotFoundError:
-        raise ConfigurationError(
-            f"an index needs the store {DEFAULT_STORE}: {install_hint('ragloom-lancedb')}"
-        ) from None
 
 
 def index_option(func: Any) -> Any:

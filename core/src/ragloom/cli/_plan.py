@@ -13,11 +13,17 @@ import sys
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import click
 
+from ..searcher import (
+    DEFAULT_DECOMPOSER,
+    DEFAULT_ROUTER,
+    ROUTES_ROUTER,
+    load_routes,
+    routes_router,
+)
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
 
 if TYPE_CHECKING:
@@ -38,76 +44,6 @@ class PlanSettings:
     allow_imports: bool = False
     decomposer: str | None = None
     router: str | None = None
-
-
-#: The components the CLI uses when none is named, by distribution-qualified name so that no
-#: other installed plugin can take their place.
-DEFAULT_DECOMPOSER = "ragloom-rules:heuristic"
-DEFAULT_ROUTER = "ragloom-rules:sample"
-ROUTES_ROUTER = "ragloom-rules:keyword"
-
-
-#: The keys of a routes file.
-ROUTES_KEYS = ("routes", "default_route", "description")
-
-
-def load_routes(path: str) -> dict[str, Any]:
-    """Read a route set (JSON, YAML or TOML): ``routes`` (a list) and ``default_route``.
-
-    Errors name the file and the key at fault (``routes[2]``), with the closest valid keys for
-    a misspelt one.
-    """
-    import difflib
-
-    from ..config import read_data_file
-    from ..errors import ConfigurationError
-
-    file = Path(path)
-    data = read_data_file(file, what="routes", default_format="json")
-    shape = (
-        "a routes file is a mapping with a 'routes' list (each route: name, keywords, patterns, "
-        "weight) and an optional 'default_route'"
-    )
-    if not isinstance(data, dict):
-        raise ConfigurationError(f"{file}: {shape}, not a {type(data).__name__}")
-    unknown = sorted(set(data) - set(ROUTES_KEYS))
-    if unknown:
-        notes = []
-        for key in unknown:
-            close = difflib.get_close_matches(str(key), ROUTES_KEYS, n=1)
-            notes.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise ConfigurationError(
-            f"{file}: unknown key{'s' if len(notes) > 1 else ''} {', '.join(notes)}; {shape}"
-        )
-    routes = data.get("routes")
-    if not isinstance(routes, list):
-        got = "missing" if routes is None else f"a {type(routes).__name__}"
-        raise ConfigurationError(f"{file}: 'routes' is {got}; {shape}")
-    for index, route in enumerate(routes):
-        if not isinstance(route, dict):
-            raise ConfigurationError(
-                f"{file}: routes[{index}] is a {type(route).__name__}, not a mapping (name, "
-                "keywords, patterns, weight)"
-            )
-    params: dict[str, Any] = {"routes": routes}
-    if data.get("default_route") is not None:
-        params["default_route"] = data["default_route"]
-    return params
-
-
-def routes_router(registry: Any, name: str, path: str) -> Any:
-    """The router ``name`` over the routes of the file at ``path``; a mistake in the routes is
-    reported against that file."""
-    from ..errors import ConfigurationError, PluginError
-
-    params = load_routes(path)
-    try:
-        return registry.create("router", name, params)
-    except PluginError:
-        raise  # not the file's fault: the router itself is missing, blocked or clashing
-    except ConfigurationError as exc:
-        message = str(exc).removeprefix(f"router {name!r}: ")
-        raise ConfigurationError(f"{path}: {message}") from None
 
 
 def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:

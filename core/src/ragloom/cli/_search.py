@@ -3,90 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
+from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_ROUTER, DEFAULT_TOP_K
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
-from ._index import index_option, open_index
-from ._plan import (
-    DEFAULT_DECOMPOSER,
-    DEFAULT_ROUTER,
-    ROUTES_ROUTER,
-    _plan_table,
-    routes_router,
-)
-
-if TYPE_CHECKING:
-    from ..pipeline import Pipeline
+from ._index import index_option
+from ._plan import _plan_table
 
 __all__ = ["search"]
 
-#: The embedder of queries against an index with vectors, named fully (no other installed
-#: plugin can take its place).
-DEFAULT_EMBEDDER = "ragloom-semantic:model2vec"
-
 #: Options that choose the components without a pipeline file.
 _NOT_WITH_CONFIG = ("index_path", "routes", "decomposer", "router", "top_k", "mode")
-
-
-def _default_pipeline(
-    index_path: str, routes: str | None, decomposer: str | None, router: str | None,
-    top_k: int, mode: str | None,
-) -> Pipeline[Any]:
-    """The search pipeline of the defaults (or of --routes/--decomposer/--router); it owns the
-    index it opened."""
-    from ..plugins import Registry
-    from ..retrieval import StoreRetriever
-    from ..search import MultiQueryRetrievalPipeline
-
-    registry = Registry()
-    # The components first (a mistake in the routes file is reported before anything opens).
-    router_name = router or (ROUTES_ROUTER if routes is not None else DEFAULT_ROUTER)
-    chosen = (
-        routes_router(registry, router_name, routes)
-        if routes is not None
-        else registry.create("router", router_name)
-    )
-    planner = registry.create("decomposer", decomposer or DEFAULT_DECOMPOSER)
-    store = open_index(index_path, registry=registry, must_exist=True)
-    try:
-        embedder = None
-        if store.info().dimension is not None and mode != "text":
-            embedder = registry.create("embedder", DEFAULT_EMBEDDER)
-        block = MultiQueryRetrievalPipeline(
-            planner,
-            chosen,
-            StoreRetriever(store, embedder, mode=mode, top_k=top_k),  # type: ignore[arg-type]
-            top_k=top_k,
-            registry=registry,
-            store=store,
-            embedder=embedder,
-        )
-        pipeline = block.build()
-    except BaseException:
-        store.close()
-        raise
-    pipeline.registry = registry
-    pipeline.own(store)
-    return pipeline
-
-
-def _config_pipeline(config: str, allow_imports: bool) -> Pipeline[Any]:
-    """The search pipeline of a pipeline file with ``query`` and ``retrieval`` sections."""
-    from ..config import build_pipeline, load_spec
-    from ..errors import ConfigurationError
-
-    spec = load_spec(config)
-    if spec.query is None or spec.retrieval is None:
-        what = "an ingestion pipeline (it has 'steps')" if spec.query is None else (
-            "a query block without a 'retrieval' section (`ragloom plan --config` runs it)"
-        )
-        raise ConfigurationError(
-            f"{config} is {what}; `ragloom search --config` needs a 'query' block and a "
-            "'retrieval' section naming the store to search"
-        )
-    return build_pipeline(config, allow_imports=allow_imports)
 
 
 def _print(result: Any) -> None:
@@ -115,8 +44,8 @@ def _print(result: Any) -> None:
 )
 @click.option("--decomposer", default=None, help=f"[default: {DEFAULT_DECOMPOSER}]")
 @click.option("--router", default=None, help=f"[default: {DEFAULT_ROUTER}]")
-@click.option("-k", "--top-k", "top_k", default=5, show_default=True, type=click.IntRange(1),
-              help="Passages per sub-query and in the answer.")
+@click.option("-k", "--top-k", "top_k", default=DEFAULT_TOP_K, show_default=True,
+              type=click.IntRange(1), help="Passages per sub-query and in the answer.")
 @click.option("--mode", type=click.Choice(["hybrid", "vector", "text"]), default=None,
               help="How to search [default: hybrid when the index holds vectors, else text].")
 @click.option(
@@ -164,9 +93,13 @@ def search(
                 f"{', '.join(given)}: these options choose the search without a file; with "
                 "--config set them in the pipeline file's 'query' and 'retrieval' sections"
             )
-        pipeline = _config_pipeline(config, allow_imports)
-    else:
-        pipeline = _default_pipeline(index_path, routes, decomposer, router, top_k, mode)
+    from ..searcher import SearchSettings, build_search
+
+    settings = SearchSettings(
+        index=index_path, routes=routes, decomposer=decomposer, router=router, mode=mode,
+        top_k=top_k, config=config, allow_imports=allow_imports,
+    ) if config is None else SearchSettings(config=config, allow_imports=allow_imports)
+    pipeline = build_search(settings)
     with pipeline:
         try:
             result = pipeline.run_sync(asked)

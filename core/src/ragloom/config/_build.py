@@ -14,12 +14,12 @@ from ..errors import ConfigurationError, PluginError, RagloomError
 from ..filters import AllOf, AnyOf, Filter, Not
 from ..kinds import KINDS, kind
 from ..multi_query import MultiQueryRoutingPipeline
+from ..multi_retrieval import MultiQueryRetrievalPipeline
 from ..pipeline import Pipeline
 from ..plugins import Registry
 from ..plugins._registry import import_object, validate_params
 from ..policy import Policy
 from ..routed import RoutedStep
-from ..search import MultiQueryRetrievalPipeline
 from ..step import PipelineStep
 from ._spec import (
     CacheSpec,

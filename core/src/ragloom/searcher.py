@@ -1,0 +1,350 @@
+"""Search an index in one call, with the same defaults as ``ragloom search``.
+
+:func:`search` answers one question; :class:`Searcher` keeps the index, the model and the
+components open for many (``ragloom eval`` and a notebook's loop use it). Both build the search
+the command line builds: with no pipeline file, the ``ragloom-rules`` heuristic decomposer, its
+sample router (or a keyword router over a routes file), and a :class:`StoreRetriever` over the
+embedded LanceDB index of ragloom-lancedb (hybrid when the index holds vectors, embedding each
+sub-query with ragloom-semantic's model2vec encoder). A pipeline file with ``query`` and
+``retrieval`` sections names any other components.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from .multi_retrieval import RetrievalResult
+    from .pipeline import Pipeline
+
+__all__ = [
+    "DEFAULT_DECOMPOSER",
+    "DEFAULT_EMBEDDER",
+    "DEFAULT_INDEX",
+    "DEFAULT_ROUTER",
+    "DEFAULT_STORE",
+    "DEFAULT_TOP_K",
+    "ROUTES_ROUTER",
+    "WHOLE_QUESTION",
+    "SearchSettings",
+    "Searcher",
+    "load_routes",
+    "open_index",
+    "routes_router",
+    "search",
+]
+
+#: The index folder when none is named.
+DEFAULT_INDEX = os.path.join(".ragloom", "index")
+#: The components used when none is named, by distribution-qualified name so that no other
+#: installed plugin can take their place.
+DEFAULT_STORE = "ragloom-lancedb:lancedb"
+DEFAULT_DECOMPOSER = "ragloom-rules:heuristic"
+DEFAULT_ROUTER = "ragloom-rules:sample"
+ROUTES_ROUTER = "ragloom-rules:keyword"
+#: The embedder of queries against an index with vectors.
+DEFAULT_EMBEDDER = "ragloom-semantic:model2vec"
+#: Passages per sub-query and in the fused answer.
+DEFAULT_TOP_K = 5
+#: The ``decomposer`` value that searches each question whole (no decomposition).
+WHOLE_QUESTION = "none"
+
+#: The keys of a routes file.
+ROUTES_KEYS = ("routes", "default_route", "description")
+
+SearchMode = Literal["hybrid", "vector", "text"]
+
+
+class SearchSettings(BaseModel):
+    """What a search is made of (every field has the command line's default).
+
+    ``config`` (a pipeline file with ``query`` and ``retrieval`` sections) replaces all the
+    component fields; giving both is an error.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: str = DEFAULT_INDEX
+    routes: str | None = None
+    decomposer: str | None = None
+    router: str | None = None
+    mode: SearchMode | None = None
+    top_k: int = Field(default=DEFAULT_TOP_K, ge=1)
+    config: str | None = None
+    allow_imports: bool = False
+
+    def check(self) -> None:
+        """Refuse a pipeline file together with settings it replaces."""
+        if self.config is None:
+            return
+        given = [
+            name for name in ("routes", "decomposer", "router", "mode")
+            if getattr(self, name) is not None
+        ]
+        if self.top_k != DEFAULT_TOP_K:
+            given.append("top_k")
+        if given:
+            raise ConfigurationError(
+                f"{', '.join(given)}: these choose the search without a file; with a pipeline "
+                "file set them in its 'query' and 'retrieval' sections"
+            )
+
+
+def open_index(path: str, *, registry: Any = None, must_exist: bool = False) -> Any:
+    """The store at ``path`` (the embedded LanceDB store of ragloom-lancedb).
+
+    Raises:
+        ConfigurationError: ragloom-lancedb is not installed, or ``must_exist`` and there is no
+            index at ``path``.
+    """
+    from .errors import PluginNotFoundError
+    from .plugins import Registry
+    from .plugins._discovery import install_hint
+
+    if must_exist and not os.path.exists(path):
+        raise ConfigurationError(
+            f"no index at {path}: build one with `ragloom ingest PATH... --index {path}`"
+        )
+    registry = registry or Registry()
+    try:
+        return registry.create("store", DEFAULT_STORE, {"path": path})
+    except PluginNotFoundError:
+        raise ConfigurationError(
+            f"an index needs the store {DEFAULT_STORE}: {install_hint('ragloom-lancedb')}"
+        ) from None
+
+
+def load_routes(path: str) -> dict[str, Any]:
+    """Read a route set (JSON, YAML or TOML): ``routes`` (a list) and ``default_route``.
+
+    Errors name the file and the key at fault (``routes[2]``), with the closest valid keys for
+    a misspelt one.
+    """
+    from .config import read_data_file
+
+    file = Path(path)
+    data = read_data_file(file, what="routes", default_format="json")
+    shape = (
+        "a routes file is a mapping with a 'routes' list (each route: name, keywords, patterns, "
+        "weight) and an optional 'default_route'"
+    )
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"{file}: {shape}, not a {type(data).__name__}")
+    unknown = sorted(set(data) - set(ROUTES_KEYS))
+    if unknown:
+        notes = []
+        for key in unknown:
+            close = difflib.get_close_matches(str(key), ROUTES_KEYS, n=1)
+            notes.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise ConfigurationError(
+            f"{file}: unknown key{'s' if len(notes) > 1 else ''} {', '.join(notes)}; {shape}"
+        )
+    routes = data.get("routes")
+    if not isinstance(routes, list):
+        got = "missing" if routes is None else f"a {type(routes).__name__}"
+        raise ConfigurationError(f"{file}: 'routes' is {got}; {shape}")
+    for index, route in enumerate(routes):
+        if not isinstance(route, dict):
+            raise ConfigurationError(
+                f"{file}: routes[{index}] is a {type(route).__name__}, not a mapping (name, "
+                "keywords, patterns, weight)"
+            )
+    params: dict[str, Any] = {"routes": routes}
+    if data.get("default_route") is not None:
+        params["default_route"] = data["default_route"]
+    return params
+
+
+def routes_router(registry: Any, name: str, path: str) -> Any:
+    """The router ``name`` over the routes of the file at ``path``; a mistake in the routes is
+    reported against that file."""
+    from .errors import PluginError
+
+    params = load_routes(path)
+    try:
+        return registry.create("router", name, params)
+    except PluginError:
+        raise  # not the file's fault: the router itself is missing, blocked or clashing
+    except ConfigurationError as exc:
+        message = str(exc).removeprefix(f"router {name!r}: ")
+        raise ConfigurationError(f"{path}: {message}") from None
+
+
+def build_search(settings: SearchSettings) -> Pipeline[Any]:
+    """The search pipeline of ``settings``; it owns the index it opened (close it)."""
+    settings.check()
+    if settings.config is not None:
+        return _config_pipeline(settings.config, settings.allow_imports)
+    return _default_pipeline(settings)
+
+
+def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
+    from .multi_retrieval import MultiQueryRetrievalPipeline
+    from .plugins import Registry
+    from .retrieval import StoreRetriever
+
+    registry = Registry()
+    # The components first (a mistake in the routes file is reported before anything opens).
+    router_name = settings.router or (
+        ROUTES_ROUTER if settings.routes is not None else DEFAULT_ROUTER
+    )
+    chosen = (
+        routes_router(registry, router_name, settings.routes)
+        if settings.routes is not None
+        else registry.create("router", router_name)
+    )
+    if settings.decomposer == WHOLE_QUESTION:
+        from .query import WholeQuestion
+
+        planner: Any = WholeQuestion()
+    else:
+        planner = registry.create("decomposer", settings.decomposer or DEFAULT_DECOMPOSER)
+    store = open_index(settings.index, registry=registry, must_exist=True)
+    try:
+        embedder = None
+        if store.info().dimension is not None and settings.mode != "text":
+            embedder = registry.create("embedder", DEFAULT_EMBEDDER)
+        block = MultiQueryRetrievalPipeline(
+            planner,
+            chosen,
+            StoreRetriever(store, embedder, mode=settings.mode, top_k=settings.top_k),
+            top_k=settings.top_k,
+            registry=registry,
+            store=store,
+            embedder=embedder,
+        )
+        pipeline = block.build()
+    except BaseException:
+        store.close()
+        raise
+    pipeline.registry = registry
+    pipeline.own(store)
+    return pipeline
+
+
+def _config_pipeline(config: str, allow_imports: bool) -> Pipeline[Any]:
+    """The search pipeline of a pipeline file with ``query`` and ``retrieval`` sections."""
+    from .config import build_pipeline, load_spec
+
+    spec = load_spec(config)
+    if spec.query is None or spec.retrieval is None:
+        what = "an ingestion pipeline (it has 'steps')" if spec.query is None else (
+            "a query block without a 'retrieval' section (`ragloom plan --config` runs it)"
+        )
+        raise ConfigurationError(
+            f"{config} is {what}; a search needs a 'query' block and a 'retrieval' section "
+            "naming the store to search"
+        )
+    return build_pipeline(config, allow_imports=allow_imports)
+
+
+class Searcher:
+    """An open search: the index, the model and the components, kept for many questions.
+
+    ``Searcher(index=PATH)`` takes the fields of :class:`SearchSettings` (or ``settings=``).
+    Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, settings: SearchSettings | None = None, **fields: Any) -> None:
+        if settings is not None and fields:
+            raise TypeError("pass settings= or the settings' fields, not both")
+        self.settings = settings if settings is not None else SearchSettings(**fields)
+        self.pipeline = build_search(self.settings)
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.pipeline.close()
+
+    @property
+    def store(self) -> Any:
+        """The store searched (``None`` when the pipeline names none)."""
+        block = getattr(self.pipeline, "block", None)
+        return getattr(block, "store", None)
+
+    def document_ids(self) -> list[str]:
+        """The ids of the documents in the index searched (empty if it cannot list them)."""
+        store = self.store
+        if store is None or not hasattr(store, "fingerprints"):
+            return []
+        return sorted(store.fingerprints())
+
+    async def asearch(self, question: str) -> RetrievalResult:
+        """One question answered; raises its failure as :class:`~ragloom.errors.RagloomError`
+        (every sub-query failed, a blank question...)."""
+        from .errors import ItemProcessingError
+
+        result = await self.pipeline.run([question])
+        if result:
+            answer: RetrievalResult = result[0]
+            return answer
+        reason = result.failed[0].reason if result.failed else "no result"
+        raise ItemProcessingError(f"{question!r}: {reason}")
+
+    def search(self, question: str) -> RetrievalResult:
+        """:meth:`asearch` from synchronous code."""
+        from ._sync import run_sync
+
+        return run_sync(self.asearch, question)
+
+    def search_many(self, questions: Sequence[str]) -> list[RetrievalResult | str]:
+        """Every question through the pipeline in one run (input order kept); a question that
+        failed gives its reason (a string) in its place."""
+        result = self.pipeline.run_sync(list(questions))
+        answers: dict[str, list[Any]] = {}
+        for answer in result:
+            answers.setdefault(answer.query, []).append(answer)
+        reasons: dict[str, list[str]] = {}
+        for failure in result.failed:
+            query = getattr(failure.item, "query", failure.item)
+            reasons.setdefault(query if isinstance(query, str) else "", []).append(
+                failure.reason
+            )
+        out: list[RetrievalResult | str] = []
+        for question in questions:
+            if answers.get(question):
+                out.append(answers[question].pop(0))
+                continue
+            pending = reasons.get(question) or reasons.get("") or ["no result"]
+            out.append(pending.pop(0) if len(pending) > 1 else pending[0])
+        return out
+
+
+def search(
+    question: str, *, index: str = DEFAULT_INDEX, **settings: Any
+) -> RetrievalResult:
+    """Answer one question from the index with the command line's defaults.
+
+    ``settings`` are the other fields of :class:`SearchSettings` (``routes``, ``mode``,
+    ``top_k``, ``decomposer``, ``router``, ``config``). For many questions, open a
+    :class:`Searcher` once instead: this opens the index and loads the model every call.
+    """
+    with Searcher(index=index, **settings) as searcher:
+        return searcher.search(question)
+
+
+def settings_from(values: Mapping[str, Any], base: SearchSettings) -> SearchSettings:
+    """``base`` with ``values`` replacing its fields (an unknown key is an error that names the
+    closest one)."""
+    known = set(SearchSettings.model_fields)
+    for key in values:
+        if key not in known:
+            close = difflib.get_close_matches(key, sorted(known), n=1)
+            raise ConfigurationError(
+                f"unknown search setting {key!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+                + f"; known: {', '.join(sorted(known))}"
+            )
+    return SearchSettings(**{**base.model_dump(exclude_unset=True), **dict(values)})
