@@ -102,10 +102,11 @@ def test_compare_setups_side_by_side_with_differences(cli, index) -> None:
         assert any(r is None for r in ranks.values()) and any(
             r is not None for r in ranks.values()
         )
-    proc = cli("eval", QUESTIONS, "--index", index, "--compare", "whole=decomposer=none")
+    proc = cli("eval", QUESTIONS, "--index", index, "--compare", "whole=decomposer=none",
+               "--compare", "text=mode=text,top_k=3")
     assert proc.returncode == 0, proc.stderr
-    if data["differences"]:
-        assert "found by" in proc.stdout
+    for difference in data["differences"]:
+        assert f"{difference['question_id']} facet {difference['facet']}: found by" in proc.stdout
 
 
 def test_several_indexes(cli, index, tmp_path) -> None:

@@ -220,7 +220,7 @@ def block(retriever=None, routes=ROUTES, **kwargs) -> MultiQueryRetrievalPipelin
 
 def test_route_settings_reach_the_retriever_and_weights_the_fusion() -> None:
     memory = Memory()
-    result = block(memory).search_sync("bill sec and bill gen")
+    result = block(memory, whole_weight=0).search_sync("bill sec and bill gen")
     assert isinstance(result, RetrievalResult)
     assert result.sub_queries == ["bill sec", "bill gen"]
     assert [r.route for r in result.routing_plan] == ["bill", "bill"]
@@ -230,12 +230,34 @@ def test_route_settings_reach_the_retriever_and_weights_the_fusion() -> None:
     ]
     assert [p.chunk_id for p in result.passages] == ["bill-1"]
     (passage,) = result.passages
-    assert passage.score == 2 * 2.0 / (DEFAULT_RRF_K + 1)  # found twice, route weight 2
+    # found first by both lists (route weight 2): the best fused score there can be
+    assert passage.score == 1.0
     assert [(h.sub_query, h.rank) for h in passage.found_by] == [("bill sec", 1), ("bill gen", 1)]
 
 
+def test_a_split_question_is_also_searched_whole() -> None:
+    memory = Memory()
+    result = block(memory, retrievers={"broken": Broken()}).search_sync("bill sec and bill gen")
+    assert ("bill sec and bill gen", 10, None) in memory.calls  # default retriever, no filter
+    whole = [h for p in result.passages for h in p.found_by if h.route == "(whole question)"]
+    assert {h.sub_query for h in whole} == {"bill sec and bill gen"}
+    # what only the whole question found is kept: a wrong split costs little
+    assert {"sec-1", "gen-1"} <= {p.chunk_id for p in result.passages}
+    scores = [p.score for p in result.passages]
+    assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+    # a question that was not split is searched once
+    memory.calls.clear()
+    block(memory).search_sync("gen")
+    assert [call[0] for call in memory.calls] == ["gen"]
+
+
+def test_whole_weight_is_checked() -> None:
+    with pytest.raises(ConfigurationError, match="whole_weight must be a number >= 0"):
+        block(whole_weight=-1)
+
+
 def test_a_failing_retriever_for_one_sub_query_is_reported_not_dropped() -> None:
-    result = block().search_sync("sec passwords and gen and bill invoices")
+    result = block(whole_weight=0).search_sync("sec passwords and gen and bill invoices")
     assert [r.route for r in result.routing_plan] == ["sec", "general", "bill"]
     assert len(result.failures) == 1
     failure = result.failures[0]

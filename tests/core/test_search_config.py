@@ -147,7 +147,10 @@ def test_a_retrieval_section_builds_the_search_block_that_owns_its_store(registr
     assert isinstance(result, RetrievalResult)
     assert [r.route for r in result.routing_plan] == ["billing", "security", "general"]
     by_route = {h.route: p.chunk_id for p in result.passages for h in p.found_by}
-    assert by_route == {"billing": "billing#0", "security": "security#1"}
+    # the question is also searched whole, by the default retriever (text, top_k 3)
+    assert {k: v for k, v in by_route.items() if k != "(whole question)"} == {
+        "billing": "billing#0", "security": "security#1",
+    }
     assert store.closed  # closing the pipeline closed the store it opened
 
 
@@ -161,6 +164,7 @@ def test_dump_writes_the_retrieval_section_back(registry) -> None:
         "retriever": {"name": "store", "params": {"mode": "text", "top_k": 7, "where": {}}},
         "top_k": 5,
         "fusion_k": 60,
+        "whole_weight": 1.0,
     }
     assert dumped["query"]["router"]["params"]["routes"][0]["retrieve"]["weight"] == 2.0
     again = build_pipeline(dumped, registry=registry)

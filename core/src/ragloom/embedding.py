@@ -107,6 +107,9 @@ def _checked_array(rows: Any, count: int, dimension: int, who: str) -> list[list
 class EmbeddingStep(PipelineStep[Document]):
     """Gives each chunk (or document) its vector: the embedder runs on batches of them.
 
+    What is embedded is :func:`~ragloom.search_text.search_text`: the chunk's text under its
+    document's title and heading path, which say what a passage is about when it does not.
+
     Each output is its input with ``embedding`` set; nothing else changes. Results are cached
     per chunk like any step's, so an unchanged chunk is never embedded twice, unless the
     embedder is cheaper to run than its cache (:attr:`Embedder.cache_vectors` false: then this
@@ -148,7 +151,9 @@ class EmbeddingStep(PipelineStep[Document]):
         return self.embedder
 
     def config(self) -> dict[str, Any]:
-        return {"embedder": self.embedder.config_hash}
+        from .search_text import SEARCH_TEXT_VERSION
+
+        return {"embedder": self.embedder.config_hash, "text": SEARCH_TEXT_VERSION}
 
     def validate_input(self, item: Document) -> None:
         if not isinstance(item, Document):
@@ -160,9 +165,12 @@ class EmbeddingStep(PipelineStep[Document]):
     def transform_batch(
         self, items: list[Document], context: ExecutionContext
     ) -> list[Document]:
+        from .search_text import search_text
+
         embedder = self.embedder
+        # A chunk is embedded with its title and heading path (its text is unchanged).
         vectors = as_vectors(
-            embedder.embed([item.content for item in items]),
+            embedder.embed([search_text(item) for item in items]),
             len(items),
             embedder.dimension,
             type(embedder).__name__,

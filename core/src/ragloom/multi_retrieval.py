@@ -3,16 +3,23 @@
 :class:`MultiQueryRetrievalPipeline` extends the routing block with retrieval. Each routed
 sub-query is answered by its route's retriever (a route may name one, with its own metadata
 filter, ``top_k`` and fusion weight; others use the default retriever), the sub-queries of one
-question concurrently under the policy's limit. The lists are then fused per question with
-reciprocal rank fusion, chunks found several times counted once, and each passage says which
-sub-queries found it at what rank. A sub-query whose retrieval failed is reported in the result;
-a question whose every sub-query failed fails as an item (``ItemFailed``).
+question concurrently under the policy's limit. A question that was split is also searched
+whole, by the default retriever (weight ``whole_weight``): a wrong split then costs little,
+and a question that was not split is searched once. In each list, chunks with nothing to read
+(a lone heading, a navigation line) go last. The lists are fused per question with
+weighted reciprocal rank fusion, chunks found several times counted once, and each passage says
+which sub-queries found it at what rank. A passage's ``score`` is its fused score over the best
+one possible (every list ranking it first): 1.0 is a passage every search put first, and the
+scores of one answer compare with each other. A sub-query whose retrieval failed is reported in
+the result; a question whose every sub-query failed fails as an item (``ItemFailed``).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,7 +42,7 @@ from .multi_query import (
 from .pipeline import Pipeline
 from .policy import Policy
 from .query import QueryTransformer, RetrieveSpec, Router
-from .retrieval import DEFAULT_RRF_K, Retriever, reciprocal_rank_fusion
+from .retrieval import DEFAULT_RRF_K, Retriever, demote_boilerplate, reciprocal_rank_fusion
 from .step import PipelineStep
 
 __all__ = [
@@ -53,8 +60,16 @@ class RetrievalFailedError(RagloomError):
     """Every sub-query of a question failed to retrieve (the message lists why)."""
 
 
+#: The route reported for the search of the whole question.
+WHOLE_QUESTION_ROUTE = "(whole question)"
+#: The weight of the whole question's list against each sub-query's (1.0), chosen on the
+#: development halves of the evaluation sets (docs/evaluation.md).
+DEFAULT_WHOLE_WEIGHT = 1.0
+
+
 class PassageHit(BaseModel):
-    """One sub-query that found a passage: its text, its route, the rank and score it gave."""
+    """One sub-query that found a passage: its text, its route, the rank and score it gave.
+    The search of the whole question has the route ``"(whole question)"``."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -120,6 +135,7 @@ class RetrieveStep(PipelineStep[Any]):
         routes: Mapping[str, RetrieveSpec] | None = None,
         top_k: int = 10,
         fusion_k: int = DEFAULT_RRF_K,
+        whole_weight: float = DEFAULT_WHOLE_WEIGHT,
         policy: Policy | None = None,
     ) -> None:
         super().__init__(policy=policy, name="Retrieve")
@@ -132,9 +148,12 @@ class RetrieveStep(PipelineStep[Any]):
         self.routes = dict(routes or {})
         self.top_k = top_k
         self.fusion_k = fusion_k
+        self.whole_weight = whole_weight
 
     def config(self) -> Mapping[str, Any]:
-        return {"top_k": self.top_k, "fusion_k": self.fusion_k}
+        return {
+            "top_k": self.top_k, "fusion_k": self.fusion_k, "whole_weight": self.whole_weight,
+        }
 
     def _plan_for(self, route: str) -> tuple[Retriever, RetrieveSpec | None]:
         spec = self.routes.get(route)
@@ -145,13 +164,22 @@ class RetrieveStep(PipelineStep[Any]):
     async def transform(
         self, item: MultiQueryRoutingState, context: ExecutionContext
     ) -> RetrievalResult:
-        plan = item.routing_plan
-        hits: list[Any] = [None] * len(plan)
-        errors: list[str | None] = [None] * len(plan)
+        plan = list(item.routing_plan)
+        searches = [
+            (routed, *self._plan_for(routed.route), self._weight(routed.route))
+            for routed in plan
+        ]
+        if self.whole_weight > 0 and plan and not (
+            len(plan) == 1 and _same_words(plan[0].sub_query, item.query)
+        ):
+            whole = SubQueryRoute(sub_query=item.query, route=WHOLE_QUESTION_ROUTE)
+            searches.append((whole, self.retriever, None, self.whole_weight))
+        hits: list[Any] = [None] * len(searches)
+        errors: list[str | None] = [None] * len(searches)
         limiter = anyio.CapacityLimiter(self.effective_policy(context).concurrency or 1)
 
-        async def one(i: int, routed: SubQueryRoute) -> None:
-            retriever, spec = self._plan_for(routed.route)
+        async def one(i: int, routed: SubQueryRoute, retriever: Retriever,
+                      spec: RetrieveSpec | None) -> None:
             call = functools.partial(
                 retriever.retrieve,
                 routed.sub_query,
@@ -165,24 +193,23 @@ class RetrieveStep(PipelineStep[Any]):
                     errors[i] = f"{type(exc).__name__}: {exc}"
 
         async with anyio.create_task_group() as tg:
-            for i, routed in enumerate(plan):
-                tg.start_soon(one, i, routed)
+            for i, (routed, retriever, spec, _) in enumerate(searches):
+                tg.start_soon(one, i, routed, retriever, spec)
         failures = [
-            SubQueryFailure(sub_query=r.sub_query, route=r.route, error=e)
-            for r, e in zip(plan, errors, strict=True)
+            SubQueryFailure(sub_query=s[0].sub_query, route=s[0].route, error=e)
+            for s, e in zip(searches, errors, strict=True)
             if e is not None
         ]
-        if plan and len(failures) == len(plan):
+        if plan and all(e is not None for e in errors[: len(plan)]):
             raise RetrievalFailedError(
                 f"every sub-query of {item.query!r} failed to retrieve: "
                 + "; ".join(f"{f.sub_query!r}: {f.error}" for f in failures)
             )
-        lists = [
-            (self._weight(routed.route), found)
-            for routed, found in zip(plan, hits, strict=True)
-            if found is not None
-        ]
-        sources = [routed for routed, found in zip(plan, hits, strict=True) if found is not None]
+        kept = [(s, found) for s, found in zip(searches, hits, strict=True) if found is not None]
+        # Chunks with nothing to read (a lone heading, a navigation line) go after the others
+        # of their list, so they never crowd out a passage.
+        lists = [(weight, demote_boilerplate(found)) for (_, _, _, weight), found in kept]
+        best = sum(weight for weight, _ in lists) / (self.fusion_k + 1)
         fused = reciprocal_rank_fusion(lists, k=self.fusion_k, top_k=self.top_k)
         passages = []
         for score, chunk, found in fused:
@@ -194,11 +221,11 @@ class RetrieveStep(PipelineStep[Any]):
                     end=chunk.end,
                     content=chunk.content,
                     metadata=dict(chunk.metadata),
-                    score=score,
+                    score=min(1.0, score / best) if best > 0 else 0.0,
                     found_by=[
                         PassageHit(
-                            sub_query=sources[s].sub_query,
-                            route=sources[s].route,
+                            sub_query=kept[s][0][0].sub_query,
+                            route=kept[s][0][0].route,
                             rank=rank,
                             score=lists[s][1][rank - 1].score,
                         )
@@ -230,6 +257,8 @@ class MultiQueryRetrievalPipeline(Component):
             retrievers, handed this block's ``store`` and ``embedder`` when they take them).
         top_k: passages per sub-query and in the fused result.
         fusion_k: the reciprocal-rank-fusion constant.
+        whole_weight: the weight of the whole question's search, run beside the sub-queries'
+            when the question was split (0: not run).
         max_sub_queries, on_empty_decomposition, policy: as for the routing block.
 
     Each route of the router (``router.routes``, :class:`~ragloom.query.Route` models) may
@@ -251,6 +280,7 @@ class MultiQueryRetrievalPipeline(Component):
         retrievers: Mapping[str, Retriever] | None = None,
         top_k: int = 10,
         fusion_k: int = DEFAULT_RRF_K,
+        whole_weight: float = DEFAULT_WHOLE_WEIGHT,
         max_sub_queries: int = 4,
         on_empty_decomposition: str = "passthrough",
         policy: Policy | None = None,
@@ -268,6 +298,17 @@ class MultiQueryRetrievalPipeline(Component):
         for name, value in (("top_k", top_k), ("fusion_k", fusion_k)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigurationError(f"{name} must be an integer >= 1, got {value!r}")
+        if (
+            isinstance(whole_weight, bool)
+            or not isinstance(whole_weight, int | float)
+            or not math.isfinite(whole_weight)
+            or whole_weight < 0
+        ):
+            raise ConfigurationError(
+                f"whole_weight must be a number >= 0 (0: never search the whole question), "
+                f"got {whole_weight!r}"
+            )
+        self.whole_weight = float(whole_weight)
         self.decomposer = decomposer
         self.router = router
         self.retriever = retriever
@@ -300,6 +341,7 @@ class MultiQueryRetrievalPipeline(Component):
             "retriever": self.retriever.config_hash,
             "top_k": self.top_k,
             "fusion_k": self.fusion_k,
+            "whole_weight": self.whole_weight,
         }
 
     def build(self, *, registry: Any = None, plugin_hooks: bool = True) -> Pipeline[Any]:
@@ -319,7 +361,7 @@ class MultiQueryRetrievalPipeline(Component):
         route = RouteStep(self.router)(normalize)
         last = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
-            fusion_k=self.fusion_k,
+            fusion_k=self.fusion_k, whole_weight=self.whole_weight,
         )(route)
         for step in _chain(registry, "after", self):
             last = step(last)
@@ -334,7 +376,7 @@ class MultiQueryRetrievalPipeline(Component):
         state = await self.routing.plan(query)
         step = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
-            fusion_k=self.fusion_k, policy=self.policy,
+            fusion_k=self.fusion_k, whole_weight=self.whole_weight, policy=self.policy,
         )
         result: RetrievalResult = await step.transform(state, ExecutionContext(policy=self.policy))
         return result
@@ -344,6 +386,13 @@ class MultiQueryRetrievalPipeline(Component):
         from ._sync import run_sync
 
         return run_sync(self.search, query)
+
+
+def _same_words(a: str, b: str) -> bool:
+    return _WORDS.findall(a.casefold()) == _WORDS.findall(b.casefold())
+
+
+_WORDS = re.compile(r"\w+")
 
 
 def _route_specs(router: Router) -> dict[str, RetrieveSpec]:

@@ -18,7 +18,7 @@ from .component import Component
 from .errors import ConfigurationError, InvalidInputError
 from .stores import ScoredChunk, SearchMode, Store, matches_where
 
-__all__ = ["Retriever", "StoreRetriever", "reciprocal_rank_fusion"]
+__all__ = ["Retriever", "StoreRetriever", "demote_boilerplate", "reciprocal_rank_fusion"]
 
 #: The rank constant of reciprocal rank fusion (Cormack et al., 2009).
 DEFAULT_RRF_K = 60
@@ -108,6 +108,19 @@ class StoreRetriever(Retriever):
         if both:
             found = [hit for hit in found if matches_where(hit.chunk.metadata, both)][:wanted]
         return found
+
+
+def demote_boilerplate(hits: Sequence[ScoredChunk]) -> list[ScoredChunk]:
+    """``hits`` with the chunks that hold nothing to read moved after the others (each group
+    keeps its order)."""
+    from .search_text import is_boilerplate
+
+    flags = [is_boilerplate(str(getattr(hit.chunk, "content", ""))) for hit in hits]
+    if not any(flags):
+        return list(hits)
+    return [h for h, f in zip(hits, flags, strict=True) if not f] + [
+        h for h, f in zip(hits, flags, strict=True) if f
+    ]
 
 
 def reciprocal_rank_fusion(

@@ -78,6 +78,9 @@ class SearchSettings(BaseModel):
     router: str | None = None
     mode: SearchMode | None = None
     top_k: int = Field(default=DEFAULT_TOP_K, ge=1)
+    #: The weight of a split question's whole-question search (``None``: the block's default;
+    #: 0: not searched).
+    whole_weight: float | None = Field(default=None, ge=0)
     config: str | None = None
     allow_imports: bool = False
 
@@ -86,7 +89,7 @@ class SearchSettings(BaseModel):
         if self.config is None:
             return
         given = [
-            name for name in ("routes", "decomposer", "router", "mode")
+            name for name in ("routes", "decomposer", "router", "mode", "whole_weight")
             if getattr(self, name) is not None
         ]
         if self.top_k != DEFAULT_TOP_K:
@@ -217,6 +220,7 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
             chosen,
             StoreRetriever(store, embedder, mode=settings.mode, top_k=settings.top_k),
             top_k=settings.top_k,
+            **({} if settings.whole_weight is None else {"whole_weight": settings.whole_weight}),
             registry=registry,
             store=store,
             embedder=embedder,

@@ -215,6 +215,11 @@ class RetrievalSpec(BaseModel):
     )
     top_k: int = Field(default=10, ge=1, description="Passages per sub-query and in the answer.")
     fusion_k: int = Field(default=60, ge=1, description="The reciprocal-rank-fusion constant.")
+    whole_weight: float = Field(
+        default=1.0, ge=0,
+        description="Weight of the whole question's search beside a split question's "
+        "sub-queries (0: not searched).",
+    )
 
 
 class PipelineSpec(BaseModel):

@@ -8,6 +8,10 @@
 
 from __future__ import annotations
 
+import sys as _sys
+import types as _types
+from typing import Any
+
 from ._files import FileDocuments, document_fingerprint, load_file, pipeline_identity
 from ._ingestor import (
     DEFAULT_MAX_FILE_SIZE,
@@ -46,3 +50,15 @@ __all__ = [
     "ingest",
     "walk_inputs",
 ]
+
+
+class _CallableModule(_types.ModuleType):
+    """This package, callable as :func:`ingest`: importing it makes ``ragloom.ingest`` the
+    package rather than the function ``ragloom`` exports, and ``ragloom.ingest(...)`` must work
+    either way."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> IngestReport:
+        return ingest(*args, **kwargs)
+
+
+_sys.modules[__name__].__class__ = _CallableModule
