@@ -190,7 +190,7 @@ def build_search(settings: SearchSettings) -> Pipeline[Any]:
 
 
 def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
-    from .multi_retrieval import MultiQueryRetrievalPipeline
+    from .multi_retrieval import DEFAULT_WHOLE_WEIGHT, MultiQueryRetrievalPipeline
     from .plugins import Registry
     from .retrieval import StoreRetriever
 
@@ -220,7 +220,9 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
             chosen,
             StoreRetriever(store, embedder, mode=settings.mode, top_k=settings.top_k),
             top_k=settings.top_k,
-            **({} if settings.whole_weight is None else {"whole_weight": settings.whole_weight}),
+            whole_weight=(
+                DEFAULT_WHOLE_WEIGHT if settings.whole_weight is None else settings.whole_weight
+            ),
             registry=registry,
             store=store,
             embedder=embedder,
