@@ -1,356 +1,213 @@
-"""What decomposition is worth, and what a search costs: ``MultiQueryRetrievalPipeline`` measured.
+"""What ragloom's search finds on the project's evaluation corpora, and what a search costs.
 
+    apt-get install -y git-doc sqlite3-doc debian-handbook
     pip install -e "core[cli]" -e plugins/text -e plugins/rules -e plugins/semantic \\
-        -e plugins/lancedb llama-index-core
-    python benchmarks/bench_search.py [--part eval latency] [--repeat 3] [--chunks 100000]
+        -e plugins/loaders -e "plugins/lancedb[lance]" bm25s PyStemmer llama-index-core
+    python benchmarks/bench_search.py [--part eval latency] [--half dev test] [--workdir DIR]
+        [--json FILE] [--repeat 3] [--chunks 100000] [--queries 50]
 
-**(a) Evaluation.** The corpus is Python's own documentation as the running interpreter ships
-it: ``pydoc_data.topics`` (the Language Reference and library pages ``help()`` shows: 79 topics
-such as ``with``, ``formatstrings``, ``typesmapping``), one document per topic, cut by
-ragloom-text's recursive splitter (800 characters), embedded by the bundled model2vec model and
-written to a LanceDB index in a temporary folder. Nothing else is needed: the recipe is the
-stdlib, and the run prints the Python version, the topic count and a digest of the text.
-The questions below (written for this benchmark) are compound (2-3 facets, each facet answered
-by a different topic) or simple (one facet); each facet lists the topics that answer it (the
-topic itself and the topics that contain the same section, such as ``compound`` for every
-compound statement). A facet is *recalled at k* when one of its topics is among the documents
-of the first k passages; recall@k is the share of facets recalled.
+**(a) Evaluation.** The project's evaluation corpora, built by ``benchmarks/eval/corpora.py``
+from Debian documentation packages: ``git`` (git-doc: git's manual pages, guides and
+technical notes), ``sqlite`` (sqlite3-doc: SQLite's documentation without its release notes)
+and ``debian-handbook`` (the Debian Administrator's Handbook). Each corpus is copied into
+``--workdir`` and ingested there into a LanceDB index with ragloom's default ingest pipeline
+(``ragloom.ingest``: the HTML loader, the default chunker, the bundled model2vec model). Both
+are reused by the next run: a corpus is copied again only when its package's version changed,
+and an unchanged document is not ingested again. The labelled questions of
+``benchmarks/eval/questions/<corpus>.<half>.jsonl`` (``--half dev``, the default, or ``test``,
+the held-out half: to report on, never to tune on; the format is in docs/evaluation.md) are
+searched by ``ragloom.evaluate``, as ``ragloom eval`` does, one question at a time (so a
+question's time is one search alone), with five set-ups:
 
-Compared, with the same index, chunks and embedding model:
+- ``default``: the command line's defaults (heuristic decomposer, hybrid search);
+- ``whole``: each question searched whole (``decomposer=none``);
+- ``text`` and ``whole-text``: full-text search only, decomposed and whole;
+- ``vector``: vector search only, decomposed.
 
-- *whole question*: the question as one query to the retriever (top k);
-- *decomposed + fused*: ``MultiQueryRetrievalPipeline`` with ragloom-rules' heuristic
-  decomposer and a keyword router over routes written for this corpus (no route filters, so
-  only decomposition and fusion differ), top k per sub-query and fused (RRF, k = 60);
-- LlamaIndex ``QueryFusionRetriever(mode="reciprocal_rerank")`` fed the *same sub-queries*
-  (its query generation replaced by ours, no LLM), over a ``VectorStoreIndex`` of the same
-  chunks with the same vectors, the query embedded by the same model wrapped as a LlamaIndex
-  ``BaseEmbedding``. It searches by vector only, so it is compared with our vector mode.
-  Latency per question: ours end to end (decompose + route + embed + search + fuse), LlamaIndex
-  from the sub-queries on (embed + search + fuse), best configuration of ``use_async``.
+Beside them, two searches the library does not have, judged by the same judge
+(``ragloom.evaluation.facet_ranks``; a facet whose documents are all absent from the index is
+not judged, as in ``ragloom eval``) and scored the same way (``Scores.of``):
+
+- ``bm25 (bm25s)``: plain BM25 (bm25s: Lucene variant, k1 = 1.5, b = 0.75, English stop
+  words, Snowball English stemming when PyStemmer is installed) over the content of the
+  index's own chunks, read back from it (ragloom's full-text search also indexes each chunk's
+  title and heading path), searching the whole question, top 10;
+- ``llamaindex fusion``: LlamaIndex's ``QueryFusionRetriever(mode="reciprocal_rerank")`` over
+  a ``VectorStoreIndex`` of the same chunks with their stored vectors, the queries embedded by
+  the same model, fed the sub-queries of the ``vector`` set-up (and the whole question when it
+  was split, which ragloom searches too, at the same weight), top 10 each, fused to 10: only
+  the fusion differs from the ``vector`` row. Measured when llama-index-core is installed;
+  its time runs from the sub-queries on (embed, search, fuse).
+
+Per corpus and half, a table: set-up x recall@5, recall@10, MRR, nDCG@10, recall@10 of the
+compound, simple and one-ask questions, and the median time of a question's search (measures
+as in docs/evaluation.md). Python's own documentation is held out for outside checks: nothing
+here is built from it.
 
 **(b) Latency.** A 3-facet question against an index of ``--chunks`` chunks of real text
 (``tests/support/corpus.py``: the descriptions and documentation of the installed Python
 distributions and the stdlib sources, cut at 512 characters, each chunk embedded by the bundled
 model), built once into ``--workdir`` and reused. p50/p95 of ``search()`` end to end
 (decompose + route + embed the sub-queries + search each + fuse), by mode, and the time of the
-parts (one sub-query's embedding, one search of each kind). Times are wall-clock on a shared
-2-core machine: each measurement is repeated ``--repeat`` times and the median of the medians
-is reported, with the best.
+parts (one sub-query's embedding, one search of each kind). The approximate vector index's
+recall is measured against the exact search with the questions of the evaluation's dev halves
+as probes. Times are wall-clock on a shared 2-core machine: each measurement is repeated
+``--repeat`` times and the median of the medians is reported, with the best.
+
+``--json FILE`` writes every number printed (and each question's outcome in part (a)).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import json
 import platform
+import shlex
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from importlib.metadata import version
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+EVAL = REPO / "benchmarks" / "eval"
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(EVAL))
 
-# -- the labelled set -------------------------------------------------------------------------
+# -- (a) evaluation on the project's corpora --------------------------------------------------
 
-#: facet -> the topics of ``pydoc_data.topics`` that answer it.
-FACETS: dict[str, set[str]] = {
-    "with": {"with", "compound", "context-managers"},
-    "yield": {"yield"},
-    "global": {"global"},
-    "nonlocal": {"nonlocal"},
-    "floats": {"floating", "numbers"},
-    "for_else": {"for", "compound"},
-    "async": {"async", "compound", "await"},
-    "slicing": {"slicings", "typesseq"},
-    "identity": {"comparisons"},
-    "power": {"power", "operator-summary"},
-    "format": {"formatstrings"},
-    "dict_display": {"dict"},
-    "raise_from": {"raise", "exceptions"},
-    "binding": {"naming", "execmodel"},
-    "getattr": {"attribute-access", "specialnames"},
-    "del": {"del"},
-    "lambda": {"lambda"},
-    "pass": {"pass"},
-    "assert": {"assert"},
-    "while": {"while", "compound"},
-    "integers": {"integers", "numbers"},
-    "imaginary": {"imaginary", "numbers"},
-    "numeric_emul": {"numeric-types", "specialnames"},
-    "container_emul": {"sequence-types", "specialnames"},
-    "try": {"try", "compound", "exceptions"},
-    "import": {"import"},
-    "class": {"class", "compound"},
-    "function_defaults": {"function", "compound"},
-    "decorators": {"function", "class", "compound"},
-    "bitwise": {"bitwise", "operator-summary", "unary"},
-    "shifting": {"shifting", "operator-summary"},
-    "membership": {"in", "comparisons"},
-    "booleans": {"booleans"},
-    "truth": {"truth"},
-    "augassign": {"augassign", "assignment"},
-    "unpacking": {"assignment"},
-    "string_literals": {"strings"},
-    "string_methods": {"string-methods"},
-    "dict_methods": {"typesmapping"},
-    "list_methods": {"typesseq-mutable"},
-    "range": {"typesseq"},
-    "pdb": {"debugger"},
-    "new_init": {"customization", "specialnames"},
-    "call": {"callable-types", "specialnames"},
-    "slots": {"attribute-access", "specialnames"},
-    "descriptors": {"attribute-access", "specialnames"},
-    "break": {"break"},
-    "continue": {"continue"},
-    "return": {"return"},
-    "precedence": {"operator-summary"},
-    "calls": {"calls"},
-    "subscriptions": {"subscriptions"},
-    "code_objects": {"bltin-code-objects", "types"},
-    "none": {"bltin-null-object"},
-    "ellipsis": {"bltin-ellipsis-object"},
-    "keywords": {"identifiers"},
-    "reserved_names": {"id-classes"},
-    "modules": {"typesmodules"},
-    "methods": {"typesmethods", "types"},
-    "specialattrs": {"specialattrs"},
-    "objects": {"objects"},
-    "conversions": {"conversions"},
-    "floor_division": {"binary"},
-    "unary": {"unary"},
-    "list_display": {"lists"},
-    "starred": {"exprlists"},
-    "dynamic": {"dynamic-features", "execmodel"},
-    "if": {"if", "else", "compound"},
-    "await": {"await", "async"},
+#: The set-ups of ``ragloom.evaluate`` (settings over the command line's defaults).
+SETUPS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "whole": {"decomposer": "none"},
+    "text": {"mode": "text"},
+    "whole-text": {"mode": "text", "decomposer": "none"},
+    "vector": {"mode": "vector"},
 }
-
-#: (question, its facets): facets answered by different topics.
-COMPOUND: list[tuple[str, list[str]]] = [
-    ("How does the with statement work and what does the yield statement do?",
-     ["with", "yield"]),
-    ("What does the global statement do and what does the nonlocal statement do?",
-     ["global", "nonlocal"]),
-    ("How are floating point literals written and when is the else clause of a for loop "
-     "executed?", ["floats", "for_else"]),
-    ("How do I define a coroutine with async def and how does slicing work?",
-     ["async", "slicing"]),
-    ("What is the difference between is and == and how does the power operator bind?",
-     ["identity", "power"]),
-    ("What is the syntax of format string fields and how are dictionary displays written?",
-     ["format", "dict_display"]),
-    ("How does raise from chain exceptions and what are the rules for binding names?",
-     ["raise_from", "binding"]),
-    ("How do I customize attribute access with __getattr__ and what does the del statement "
-     "do?", ["getattr", "del"]),
-    ("How are lambda expressions written and what does the pass statement do?",
-     ["lambda", "pass"]),
-    ("When is an assert statement removed and how does a while loop with an else clause "
-     "work?", ["assert", "while"]),
-    ("How are integer literals written and how are imaginary literals written?",
-     ["integers", "imaginary"]),
-    ("Which methods emulate numeric types and which methods emulate container types?",
-     ["numeric_emul", "container_emul"]),
-    ("How does a finally clause run in a try statement and how does the import statement "
-     "find modules?", ["try", "import"]),
-    ("How is a class definition executed and how are default parameter values evaluated?",
-     ["class", "function_defaults"]),
-    ("What do the bitwise operators do and how do shifting operations work?",
-     ["bitwise", "shifting"]),
-    ("How do the in and not in operators test membership and how do the boolean operators "
-     "and and or evaluate?", ["membership", "booleans"]),
-    ("Which values are considered false in truth value testing and how does augmented "
-     "assignment work?", ["truth", "augassign"]),
-    ("How are string literals and raw strings written? Which string methods split and join "
-     "text?", ["string_literals", "string_methods"]),
-    ("What does dict.setdefault do and how does list.sort sort in place?",
-     ["dict_methods", "list_methods"]),
-    ("How does the range type work and how do I set a breakpoint in pdb?",
-     ["range", "pdb"]),
-    ("When is __new__ called instead of __init__ and how do I make instances callable with "
-     "__call__?", ["new_init", "call"]),
-    ("What does __slots__ do and what does the break statement do?", ["slots", "break"]),
-    ("How does the continue statement work and what does a return statement in a generator "
-     "do?", ["continue", "return"]),
-    ("What is the precedence of Python operators and how are keyword arguments matched in a "
-     "call?", ["precedence", "calls"]),
-    ("How does subscription select an item and what are code objects?",
-     ["subscriptions", "code_objects"]),
-    ("What is the None object and what is the Ellipsis object used for?",
-     ["none", "ellipsis"]),
-    ("Which identifiers are keywords and what do names with leading underscores mean?",
-     ["keywords", "reserved_names"]),
-    ("What special operations do modules support and how do bound methods work?",
-     ["modules", "methods"]),
-    ("Which special attributes like __class__ exist and what are the identity, type and "
-     "value of an object?", ["specialattrs", "objects"]),
-    ("How are arithmetic conversions done and how does floor division with // work?",
-     ["conversions", "floor_division"]),
-    ("How does unary minus work and how is a list display evaluated?",
-     ["unary", "list_display"]),
-    ("How does starred unpacking work in expression lists and how do exec and eval resolve "
-     "free variables?", ["starred", "dynamic"]),
-    ("How does an if statement with elif work and what does an await expression do?",
-     ["if", "await"]),
-    ("How do descriptors with __get__ work and how does tuple unpacking in assignment work?",
-     ["descriptors", "unpacking"]),
-    ("What does the global statement do? How are complex numbers written with j? What does "
-     "the pass statement do?", ["global", "imaginary", "pass"]),
-    ("How does the with statement call __enter__ and __exit__? How are format specifications "
-     "written? What does dict.get return for a missing key?",
-     ["with", "format", "dict_methods"]),
-    ("How does a lambda capture variables, how does the shift operator work, and what does "
-     "the nonlocal statement do?", ["lambda", "shifting", "nonlocal"]),
-    ("When does a while loop run its else clause? What does list.append do? How do I step "
-     "through code in the debugger?", ["while", "list_methods", "pdb"]),
-    ("How does raise work without an expression and how does the assert statement work and "
-     "what does the del statement do?", ["raise_from", "assert", "del"]),
-    ("Which methods implement operator overloading for addition? How do I slice a sequence "
-     "with a step? What is the None object?", ["numeric_emul", "slicing", "none"]),
-    ("How are decorators applied to a function and what does the import statement do with "
-     "from and as?", ["decorators", "import"]),
-    ("What does the yield statement do and how do coroutines suspend with await?",
-     ["yield", "await"]),
-    ("How does the continue statement behave in a loop and how do bitwise and, or and xor "
-     "work?", ["continue", "bitwise"]),
-    ("How do I define __getattr__ for missing attributes and how do integer literals with "
-     "underscores work?", ["getattr", "integers"]),
-]
-
-#: (question, its facet).
-SIMPLE: list[tuple[str, str]] = [
-    ("How does the with statement use a context manager?", "with"),
-    ("What does the global statement do?", "global"),
-    ("How are floating point literals written?", "floats"),
-    ("How does slicing with a step work?", "slicing"),
-    ("How is the power operator evaluated?", "power"),
-    ("What is the syntax of a format specification?", "format"),
-    ("How does raise from set the cause of an exception?", "raise_from"),
-    ("How do I customize attribute access with __getattr__?", "getattr"),
-    ("What does a lambda expression create?", "lambda"),
-    ("When are assert statements removed?", "assert"),
-    ("Which methods emulate container types?", "container_emul"),
-    ("How does a try statement with finally work?", "try"),
-    ("How does the import statement find and load a module?", "import"),
-    ("How do the bitwise operators work?", "bitwise"),
-    ("Which values are false in truth value testing?", "truth"),
-    ("Which string methods split text?", "string_methods"),
-    ("What does dict.setdefault do?", "dict_methods"),
-    ("How do I set a breakpoint in pdb?", "pdb"),
-    ("When is __new__ called?", "new_init"),
-    ("What is the precedence of the operators?", "precedence"),
-    ("What is the Ellipsis object?", "ellipsis"),
-    ("Which identifiers are reserved keywords?", "keywords"),
-    ("What special attributes do objects have?", "specialattrs"),
-    ("How does an await expression work?", "await"),
-]
-
-#: A keyword router over this corpus (no route filters: only decomposition and fusion count).
-ROUTES: dict[str, Any] = {
-    "default_route": "general",
-    "routes": [
-        {"name": "statements", "keywords": [
-            "statement", "with", "for", "while", "try", "finally", "raise", "import", "global",
-            "nonlocal", "del", "pass", "assert", "break", "continue", "return", "if", "elif",
-            "loop", "class definition", "decorator",
-        ]},
-        {"name": "expressions", "keywords": [
-            "operator", "literal", "lambda", "slice", "slicing", "comparison", "precedence",
-            "await", "yield", "display", "call", "subscription", "unpacking", "expression",
-        ]},
-        {"name": "data_model", "keywords": [
-            "__getattr__", "__new__", "__init__", "__call__", "__slots__", "__get__",
-            "__enter__", "__exit__", "method", "emulate", "attribute", "descriptor",
-            "special attribute",
-        ]},
-        {"name": "builtin_types", "keywords": [
-            "string method", "dict", "list", "range", "tuple", "sequence", "None", "Ellipsis",
-            "module", "code object",
-        ]},
-        {"name": "debugging", "keywords": ["pdb", "debugger", "breakpoint", "step"]},
-        {"name": "general"},
-    ],
-}
+#: Cut-offs scored; every search returns ``max(KS)`` passages.
+KS = (1, 3, 5, 10)
+TOP_K = max(KS)
+KINDS = ("compound", "simple", "one-ask")
 
 
-def check_labels() -> None:
-    import pydoc_data.topics as topics
-
-    for facet, docs in FACETS.items():
-        unknown = docs - set(topics.topics)
-        assert not unknown, f"facet {facet}: no topics {unknown}"
-    for question, facets in COMPOUND:
-        assert 2 <= len(facets) <= 3 and all(f in FACETS for f in facets), question
-        primaries = [FACETS[f] for f in facets]
-        for i, a in enumerate(primaries):
-            for b in primaries[i + 1 :]:
-                assert a != b, f"{question}: two facets with the same topics"
-    assert all(f in FACETS for _, f in SIMPLE)
-    assert len(COMPOUND) >= 40 and len(SIMPLE) >= 20
+def package_version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
 
 
-# -- the corpus and the index -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Passage:
+    """A returned chunk, as the judge reads it."""
+
+    document_id: str
+    chunk_id: str
+    content: str
+    start: int | None
+    end: int | None
 
 
-def python_docs() -> tuple[dict[str, str], str]:
-    """``pydoc_data.topics`` by topic, and a digest of the whole text."""
-    import pydoc_data.topics as topics
+def corpus_folder(name: str, workdir: Path) -> Path:
+    """The corpus copied into ``workdir/corpora/<name>`` (reused when built from the same
+    package version)."""
+    import corpora
 
-    docs = dict(sorted(topics.topics.items()))
-    digest = hashlib.sha256("".join(f"{k}\0{v}\0" for k, v in docs.items()).encode()).hexdigest()
-    return docs, digest[:16]
-
-
-def chunk_and_embed(docs: dict[str, str], embedder: Any, chunk_size: int) -> list[Any]:
-    from ragloom.models import Document
-    from ragloom.stores import IndexedDocument
-    from ragloom_text import RecursiveCharacterTextSplitter
-
-    splitter = RecursiveCharacterTextSplitter(chunk_size=chunk_size)
-    out = []
-    for doc_id, text in docs.items():
-        chunks = splitter.chunk(Document(id=doc_id, content=text, metadata={"topic": doc_id}))
-        vectors = embedder.embed([c.content for c in chunks])
-        chunks = [
-            c.model_copy(update={"embedding": v.tolist()})
-            for c, v in zip(chunks, vectors, strict=True)
-        ]
-        out.append(IndexedDocument(doc_id, hashlib.sha256(text.encode()).hexdigest(), chunks))
-    return out
+    out = workdir / "corpora"
+    folder = out / name
+    marker = out / f"{name}.built"  # beside the folder: nothing in it is ingested
+    installed = corpora.installed_version(corpora.RECIPES[name].package)
+    if installed and folder.is_dir() and marker.is_file() and marker.read_text() == installed:
+        print(f"{name}: corpus reused from {folder}")
+        return folder
+    out.mkdir(parents=True, exist_ok=True)
+    marker.unlink(missing_ok=True)
+    corpora.build(name, out)
+    marker.write_text(installed or "")
+    return folder
 
 
-# -- measuring --------------------------------------------------------------------------------
+def ingest(folder: Path, path: Path) -> dict[str, Any]:
+    """``folder`` ingested into the LanceDB index at ``path`` (unchanged documents kept)."""
+    import ragloom
+    from ragloom_lancedb import LanceDBStore
+
+    store = LanceDBStore(path)
+    try:
+        report = ragloom.ingest([folder], store=store, cache=False, sync=True)
+    finally:
+        store.close()
+    if not report.ok:
+        sys.exit(f"ingesting {folder} failed: {report.failures[:3]}")
+    info = LanceDBStore(path)
+    try:
+        held = info.info()
+    finally:
+        info.close()
+    print(f"  index {path}: {held.documents} documents, {held.chunks:,} chunks "
+          f"({report.indexed} written, {report.unchanged} unchanged, {report.seconds:.1f} s)")
+    return {"path": str(path), "documents": held.documents, "chunks": held.chunks,
+            "written": report.indexed, "unchanged": report.unchanged,
+            "ingest_seconds": report.seconds}
 
 
-def recall(found_docs: Sequence[Sequence[str]], facets: Sequence[Sequence[str]], k: int) -> float:
-    hit = total = 0
-    for docs, question_facets in zip(found_docs, facets, strict=True):
-        top = set(docs[:k])
-        for facet in question_facets:
-            total += 1
-            hit += bool(FACETS[facet] & top)
-    return hit / total
+def stored_passages(path: Path) -> tuple[list[Passage], list[list[float]], list[str]]:
+    """Every chunk of the index (with its vector) and the ids of its documents."""
+    from ragloom_lancedb import LanceDBStore
+
+    store = LanceDBStore(path)
+    try:
+        by_document = store.chunks()
+        documents = sorted(store.fingerprints())
+    finally:
+        store.close()
+    passages, vectors = [], []
+    for document_id, chunks in by_document.items():
+        for chunk in chunks:
+            passages.append(Passage(document_id, chunk.id, chunk.content, chunk.start, chunk.end))
+            vectors.append(chunk.embedding)
+    return passages, vectors, documents
 
 
-def median_ms(fn: Callable[[], Any], count: int) -> list[float]:
-    times = []
-    for _ in range(count):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return times
+class BM25:
+    """Plain BM25 (bm25s) over the chunks' content."""
+
+    def __init__(self, passages: list[Passage]) -> None:
+        import bm25s
+        from bm25s.tokenization import Tokenizer
+
+        try:
+            import Stemmer
+
+            stemmer: Any = Stemmer.Stemmer("english")
+            self.stemming = f"PyStemmer {package_version('PyStemmer')} (english)"
+        except ImportError:
+            stemmer, self.stemming = None, "none (PyStemmer not installed)"
+        self.passages = passages
+        self.tokenizer = Tokenizer(stopwords="english", stemmer=stemmer)
+        self.model = bm25s.BM25()
+        self.model.index(
+            self.tokenizer.tokenize([p.content for p in passages], show_progress=False),
+            show_progress=False,
+        )
+
+    def search(self, question: str, top_k: int = TOP_K) -> list[Passage]:
+        tokens = self.tokenizer.tokenize([question], update_vocab=False, show_progress=False)
+        ids, scores = self.model.retrieve(
+            tokens, k=min(top_k, len(self.passages)), show_progress=False
+        )
+        # bm25s fills k with zero scores when fewer chunks hold a query word: those are not found
+        return [self.passages[i] for i, s in zip(ids[0], scores[0], strict=True) if s > 0]
 
 
 class LlamaFusion:
-    """LlamaIndex's ``QueryFusionRetriever`` (reciprocal rerank) fed our sub-queries."""
+    """LlamaIndex's ``QueryFusionRetriever`` (reciprocal rerank) fed ragloom's sub-queries."""
 
-    def __init__(self, documents: list[Any], embedder: Any, top_k: int, use_async: bool) -> None:
+    def __init__(self, passages: list[Passage], vectors: list[list[float]], embedder: Any) -> None:
         from llama_index.core import VectorStoreIndex
         from llama_index.core.base.embeddings.base import BaseEmbedding
         from llama_index.core.llms import MockLLM
@@ -372,13 +229,12 @@ class LlamaFusion:
             def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
                 return embedder.embed(texts).tolist()
 
+        self.passages = {p.chunk_id: p for p in passages}
         nodes = [
-            TextNode(id_=c.id, text=c.content, embedding=list(c.embedding),
-                     metadata={"document": d.document_id})
-            for d in documents for c in d.chunks
+            TextNode(id_=p.chunk_id, text=p.content, embedding=list(v))
+            for p, v in zip(passages, vectors, strict=True)
         ]
         index = VectorStoreIndex(nodes, embed_model=Model2Vec(model_name="m2v-minilm-256"))
-        retriever = index.as_retriever(similarity_top_k=top_k)
 
         class Fed(QueryFusionRetriever):
             pending: list[str] = []
@@ -386,130 +242,195 @@ class LlamaFusion:
             def _get_queries(self, original_query: str) -> list[QueryBundle]:
                 return [QueryBundle(q) for q in self.pending]
 
-            async def _aget_queries(self, original_query: str) -> list[QueryBundle]:
-                return self._get_queries(original_query)
-
         self.fusion = Fed(
-            [retriever], llm=MockLLM(), mode="reciprocal_rerank", similarity_top_k=top_k,
-            num_queries=2, use_async=use_async,
+            [index.as_retriever(similarity_top_k=TOP_K)], llm=MockLLM(),
+            mode="reciprocal_rerank", similarity_top_k=TOP_K, num_queries=2, use_async=False,
         )
-        self._bundle = QueryBundle
 
-    def search(self, sub_queries: list[str]) -> list[str]:
-        """Document ids of the fused passages, best first."""
-        first, rest = sub_queries[0], sub_queries[1:]
+    def search(self, queries: list[str]) -> list[Passage]:
+        first, rest = queries[0], queries[1:]
         self.fusion.pending = rest
         self.fusion.num_queries = 1 + len(rest)
-        return [n.node.metadata["document"] for n in self.fusion.retrieve(first)]
+        return [self.passages[n.node.node_id] for n in self.fusion.retrieve(first)]
 
 
-def evaluation(repeat: int) -> None:
-    from ragloom.multi_retrieval import MultiQueryRetrievalPipeline
-    from ragloom.retrieval import StoreRetriever
-    from ragloom_lancedb import LanceDBStore
-    from ragloom_rules import HeuristicDecomposer, KeywordRouter
+def plan_queries(question: str, sub_queries: list[str]) -> list[str]:
+    """What ragloom searched: the sub-queries, and the whole question when it was split."""
+    import re
+
+    def words(text: str) -> list[str]:
+        return re.findall(r"\w+", text.casefold())
+
+    if not sub_queries:
+        return [question]
+    if len(sub_queries) == 1 and words(sub_queries[0]) == words(question):
+        return sub_queries
+    return [*sub_queries, question]
+
+
+def judged(
+    name: str,
+    settings: dict[str, Any],
+    questions: Any,
+    documents: Any,
+    search: Callable[[Any], tuple[list[Passage], list[str]]],
+) -> Any:
+    """A search outside the library over every question, judged and scored as ``ragloom
+    eval`` judges and scores its own (``ragloom.evaluation``)."""
+    from ragloom.evaluation import (
+        FacetOutcome,
+        Latency,
+        QuestionOutcome,
+        Scores,
+        SetupResult,
+        facet_ranks,
+    )
+
+    started = time.perf_counter()
+    outcomes = []
+    for question in questions:
+        facets, _ = documents.judgeable(question)  # the warnings are ragloom.evaluate's too
+        began = time.perf_counter()
+        passages, queries = search(question)
+        seconds = time.perf_counter() - began
+        ranks = facet_ranks(facets, passages)
+        judged_labels = {facet.label for facet in facets}
+        outcomes.append(QuestionOutcome(
+            id=question.id, question=question.question, kind=question.question_kind,
+            sub_queries=queries,
+            facets=[
+                FacetOutcome(
+                    label=facet.label,
+                    expected=[e.describe() for e in facet.alternatives],
+                    rank=rank,
+                    document_id=passages[rank - 1].document_id if rank else None,
+                    chunk_id=passages[rank - 1].chunk_id if rank else None,
+                )
+                for facet, rank in zip(facets, ranks, strict=True)
+            ],
+            unjudged=[f.label for f in question.facets if f.label not in judged_labels],
+            returned=[p.document_id for p in passages],
+            seconds=seconds,
+        ))
+    kinds: dict[str, list[Any]] = {}
+    for outcome in outcomes:
+        kinds.setdefault(outcome.kind, []).append(outcome)
+    return SetupResult(
+        name=name, index="", settings=settings, overall=Scores.of(outcomes, KS),
+        by_kind={kind: Scores.of(found, KS) for kind, found in sorted(kinds.items())},
+        latency=Latency.of([o.seconds for o in outcomes]),
+        seconds=time.perf_counter() - started, concurrency=1, failed=0, questions=outcomes,
+    )
+
+
+def table(setups: Sequence[Any]) -> None:
+    print(f"  {'set-up':20} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG@10':>8} "
+          + " ".join(f"{kind + ' R@10':>16}" for kind in KINDS) + f" {'p50 ms':>8}")
+    for setup in setups:
+        kinds = [
+            f"{setup.by_kind[kind].recall(10):16.3f}" if kind in setup.by_kind else f"{'-':>16}"
+            for kind in KINDS
+        ]
+        print(f"  {setup.name:20} {setup.overall.recall(5):6.3f} {setup.overall.recall(10):6.3f} "
+              f"{setup.overall.mrr:6.3f} {setup.overall.ndcg:8.3f} " + " ".join(kinds)
+              + f" {setup.latency.p50_ms:8.1f}")
+
+
+def evaluation(workdir: Path, halves: Sequence[str], results: dict[str, Any]) -> None:
+    import corpora
+    import ragloom
+    from ragloom.evaluation import DocumentIndex, load_questions
     from ragloom_semantic import Model2VecEmbedder
 
-    check_labels()
-    docs, digest = python_docs()
     embedder = Model2VecEmbedder()
-    indexed = chunk_and_embed(docs, embedder, chunk_size=800)
-    chunks = sum(len(d.chunks) for d in indexed)
-    print(f"corpus: pydoc_data.topics of Python {platform.python_version()}: {len(docs)} "
-          f"topics, {sum(map(len, docs.values())):,} characters (sha256 {digest}), "
-          f"{chunks} chunks of <= 800 characters")
-    print(f"questions: {len(COMPOUND)} compound "
-          f"({sum(len(f) for _, f in COMPOUND)} facets), {len(SIMPLE)} simple")
-    tmp = Path(tempfile.mkdtemp(prefix="bench-search-eval-"))
-    store = LanceDBStore(tmp / "index")
-    store.write(indexed)
-    store.optimize()
-    router = KeywordRouter(ROUTES["routes"], default_route=ROUTES["default_route"])
-    decomposer = HeuristicDecomposer()
-    k_max = 10
+    for name in corpora.RECIPES:
+        print(f"\n-- {name} --")
+        folder = corpus_folder(name, workdir)
+        path = workdir / "index" / name
+        held = ingest(folder, path)
+        passages, vectors, document_ids = stored_passages(path)
+        documents = DocumentIndex(document_ids)
+        start = time.perf_counter()
+        bm25 = BM25(passages)
+        print(f"  bm25s: {len(passages):,} chunks indexed in {time.perf_counter() - start:.1f} s, "
+              f"stemming: {bm25.stemming}")
+        llama: LlamaFusion | None = None
+        try:
+            start = time.perf_counter()
+            llama = LlamaFusion(passages, vectors, embedder)
+            print(f"  LlamaIndex: VectorStoreIndex of {len(passages):,} chunks in "
+                  f"{time.perf_counter() - start:.1f} s")
+        except ImportError as exc:
+            print(f"  LlamaIndex not measured ({exc}): pip install llama-index-core")
+        del vectors
+        results[name] = {"corpus": str(folder), "index": held, "halves": {}}
+        for half in halves:
+            questions_file = EVAL / "questions" / f"{name}.{half}.jsonl"
+            questions = load_questions(questions_file)
+            start = time.perf_counter()
+            report = ragloom.evaluate(questions, str(path), setups=SETUPS, ks=KS, concurrency=1)
+            seconds = time.perf_counter() - start
+            setups = list(report.setups)
+            setups.append(judged(
+                "bm25 (bm25s)", {"k1": 1.5, "b": 0.75, "method": "lucene",
+                                 "stopwords": "english", "stemming": bm25.stemming,
+                                 "top_k": TOP_K},
+                questions, documents,
+                lambda q, bm25=bm25: (bm25.search(q.question), [q.question]),
+            ))
+            if llama is not None:
+                plans = {o.id: o.sub_queries for o in report.setup("vector").questions}
 
-    sets = {
-        "compound": ([q for q, _ in COMPOUND], [f for _, f in COMPOUND]),
-        "simple": ([q for q, _ in SIMPLE], [[f] for _, f in SIMPLE]),
-    }
-    rows: list[tuple[str, str, float, float]] = []
-    plans: dict[str, list[str]] = {}
-    for mode in ("hybrid", "vector"):
-        retriever = StoreRetriever(store, embedder, mode=mode, top_k=k_max)
-        block = MultiQueryRetrievalPipeline(decomposer, router, retriever, top_k=k_max)
-        for name, (questions, facets) in sets.items():
-            whole = [[h.chunk.parent_id for h in retriever.retrieve(q)] for q in questions]
-            results = [block.search_sync(q) for q in questions]
-            fused = [[p.document_id or "" for p in r.passages] for r in results]
-            for r in results:
-                plans[r.query] = r.sub_queries
-            rows.append((f"{name}: whole question as one query", mode,
-                         recall(whole, facets, 5), recall(whole, facets, 10)))
-            rows.append((f"{name}: decomposed + fused", mode,
-                         recall(fused, facets, 5), recall(fused, facets, 10)))
-    split = sum(len(plans[q]) > 1 for q, _ in COMPOUND)
-    print(f"decomposer: {split}/{len(COMPOUND)} compound questions split, "
-          f"{sum(len(plans[q]) > 1 for q, _ in SIMPLE)}/{len(SIMPLE)} simple ones split")
+                def fused(q: Any, llama: LlamaFusion = llama, plans: Any = plans) -> Any:
+                    queries = plan_queries(q.question, plans[q.id])
+                    return llama.search(queries), queries
 
-    peer: dict[str, Any] = {}
-    try:
-        for use_async in (False, True):
-            llama = LlamaFusion(indexed, embedder, k_max, use_async)
-            for name, (questions, facets) in sets.items():
-                found = [llama.search(plans[q]) for q in questions]
-                peer[(name, use_async)] = (recall(found, facets, 5), recall(found, facets, 10))
-            peer[("llama", use_async)] = llama
-        print(f"LlamaIndex: llama-index-core {version('llama-index-core')}")
-    except ImportError as exc:
-        print(f"LlamaIndex not measured ({exc}): pip install llama-index-core")
-
-    print(f"\nrecall (facets recalled / facets), ragloom {version('ragloom')}, "
-          f"lancedb {version('lancedb')}, model2vec m2v-minilm-256")
-    print(f"  {'':44} {'mode':7} {'@5':>6} {'@10':>6}")
-    for label, mode, r5, r10 in rows:
-        print(f"  {label:44} {mode:7} {r5:6.3f} {r10:6.3f}")
-    for name in sets:
-        if (name, False) in peer:
-            r5, r10 = peer[(name, False)]
-            a5, a10 = peer[(name, True)]
-            assert (r5, r10) == (a5, a10), "LlamaIndex sync and async disagree"
-            print(f"  {name + ': LlamaIndex QueryFusionRetriever':44} {'vector':7} "
-                  f"{r5:6.3f} {r10:6.3f}")
-
-    # latency per compound question, vector mode: ours end to end vs LlamaIndex from the
-    # sub-queries on
-    questions = [q for q, _ in COMPOUND]
-    retriever = StoreRetriever(store, embedder, mode="vector", top_k=k_max)
-    block = MultiQueryRetrievalPipeline(decomposer, router, retriever, top_k=k_max)
-    hybrid = MultiQueryRetrievalPipeline(
-        decomposer, router, StoreRetriever(store, embedder, top_k=k_max), top_k=k_max
-    )
-    measured: dict[str, list[float]] = {"ours vector": [], "ours hybrid": []}
-    for _ in range(repeat):
-        measured["ours vector"].append(statistics.median(
-            t for q in questions for t in median_ms(lambda q=q: block.search_sync(q), 3)))
-        measured["ours hybrid"].append(statistics.median(
-            t for q in questions for t in median_ms(lambda q=q: hybrid.search_sync(q), 3)))
-        for use_async in (False, True):
-            llama = peer.get(("llama", use_async))
-            if llama is None:
-                continue
-            label = f"LlamaIndex use_async={use_async}"
-            measured.setdefault(label, []).append(statistics.median(
-                t for q in questions
-                for t in median_ms(lambda q=q, llama=llama: llama.search(plans[q]), 3)))
-    print(f"\nlatency per compound question (ms, median over {len(questions)} questions x 3, "
-          f"median / best of {repeat} runs)")
-    base = statistics.median(measured["ours vector"])
-    for label, values in measured.items():
-        mid = statistics.median(values)
-        print(f"  {label:32} {mid:8.2f} {min(values):8.2f}   x{mid / base:5.2f} of ours vector")
-    store.close()
+                setups.append(judged(
+                    "llamaindex fusion", {"mode": "vector", "fusion": "reciprocal_rerank",
+                                          "queries": "the vector set-up's", "top_k": TOP_K},
+                    questions, documents, fused,
+                ))
+            facets = report.setups[0].overall.facets
+            per_kind = ", ".join(
+                f"{s.questions} {kind}" for kind, s in report.setups[0].by_kind.items()
+            )
+            print(f"\n{name}, {half} half ({questions_file.relative_to(REPO)}): "
+                  f"{len(questions)} questions ({per_kind}), {facets} facets judged; "
+                  f"ragloom.evaluate took {seconds:.0f} s")
+            for warning in report.warnings[:5]:
+                print(f"  warning: {warning}")
+            if len(report.warnings) > 5:
+                print(f"  ... {len(report.warnings) - 5} more warnings")
+            table(setups)
+            results[name]["halves"][half] = {
+                "questions_file": str(questions_file.relative_to(REPO)),
+                "questions": len(questions),
+                "warnings": report.warnings,
+                "setups": [s.model_dump(mode="json") for s in setups],
+            }
 
 
 # -- (b) latency at scale ---------------------------------------------------------------------
 
 THREE_FACETS = "How do I install the package? How do I configure logging? How do I run the tests?"
+
+
+def median_ms(fn: Callable[[], Any], count: int) -> list[float]:
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def probe_questions(per_file: int = 15) -> list[str]:
+    """The first questions of each dev half (only their text: probes of the vector index)."""
+    probes = []
+    for path in sorted((EVAL / "questions").glob("*.dev.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()[:per_file]
+        probes += [json.loads(line)["question"] for line in lines if line.strip()]
+    return probes
 
 
 def real_chunks(count: int) -> list[str]:
@@ -581,7 +502,9 @@ def index_recall(path: Path, embedder: Any, queries: list[str], top_k: int = 10)
     return statistics.mean(shares)
 
 
-def latency(count: int, repeat: int, workdir: Path, queries: int) -> None:
+def latency(
+    count: int, repeat: int, workdir: Path, queries: int, results: dict[str, Any]
+) -> None:
     from ragloom.multi_retrieval import MultiQueryRetrievalPipeline
     from ragloom.retrieval import StoreRetriever
     from ragloom_rules import HeuristicDecomposer, KeywordRouter
@@ -600,11 +523,12 @@ def latency(count: int, repeat: int, workdir: Path, queries: int) -> None:
     )
     decomposer = HeuristicDecomposer()
     print(f"question: {THREE_FACETS!r} -> {decomposer.transform_sync(THREE_FACETS)}")
-    probes = [q for q, _ in COMPOUND[:20]] + [q for q, _ in SIMPLE]
-    probes += decomposer.transform_sync(THREE_FACETS)
+    probes = probe_questions() + decomposer.transform_sync(THREE_FACETS)
+    share = index_recall(workdir / f"index-{count}", embedder, probes)
     print(f"vector index: {store.info().details['indexes']}; recall@10 of the exact vector "
-          f"search over {len(probes)} queries: "
-          f"{index_recall(workdir / f'index-{count}', embedder, probes):.3f}")
+          f"search over {len(probes)} queries: {share:.3f}")
+    results.update(chunks=count, repeat=repeat, queries=queries, index_recall_at_10=share,
+                   probes=len(probes), ms={})
     print(f"ragloom {version('ragloom')}, lancedb {version('lancedb')}, "
           f"{platform.processor() or platform.machine()}")
     print(f"\n{count:,} chunks: ms over {queries} searches, median / best of {repeat} runs")
@@ -619,6 +543,8 @@ def latency(count: int, repeat: int, workdir: Path, queries: int) -> None:
             p95s.append(times[int(0.95 * (len(times) - 1))])
         print(f"  {label:34} {statistics.median(p50s):8.2f} {statistics.median(p95s):8.2f} "
               f"{min(p50s):9.2f}")
+        results["ms"][label] = {"p50": statistics.median(p50s), "p95": statistics.median(p95s),
+                                "best_p50": min(p50s)}
 
     sub = "How do I configure logging?"
     vector = embedder.embed_query(sub)
@@ -645,20 +571,56 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", nargs="+", choices=["eval", "latency"],
                         default=["eval", "latency"])
+    parser.add_argument("--half", nargs="+", choices=["dev", "test"], default=["dev"],
+                        help="the question files' halves evaluated (test: held out, to report "
+                        "only)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) /
-                        "ragloom-bench-search", help="where the large index is kept and reused")
+                        "ragloom-bench-search", help="where the corpora and indexes are kept "
+                        "and reused")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write every number here")
     args = parser.parse_args()
-    print(f"Python {sys.version.split()[0]} on {platform.platform()}")
+    halves = list(dict.fromkeys(args.half))
+    command = shlex.join(getattr(sys, "orig_argv", [sys.executable, *sys.argv]))
+    versions = {
+        "python": sys.version.split()[0],
+        **{name: package_version(name) for name in (
+            "ragloom", "lancedb", "pylance", "model2vec", "bm25s", "PyStemmer",
+            "llama-index-core",
+        )},
+    }
+    print(f"command: {command}")
+    print(f"Python {versions['python']} on {platform.platform()}, "
+          f"{platform.processor() or platform.machine()}")
+    print(", ".join(f"{name} {v}" for name, v in versions.items() if name != "python"))
+    results: dict[str, Any] = {"command": command, "platform": platform.platform(),
+                               "versions": versions}
     if "eval" in args.part:
-        print("\n== (a) evaluation: whole question vs decomposed + fused ==")
-        evaluation(args.repeat)
+        import corpora
+
+        packages = {}
+        for name, recipe in corpora.RECIPES.items():
+            installed = corpora.installed_version(recipe.package)
+            packages[recipe.package] = {"installed": installed, "questions_written_for":
+                                        recipe.version}
+            print(f"{name}: {recipe.package} {installed or 'not installed'}"
+                  + ("" if installed == recipe.version
+                     else f" (the questions were written against {recipe.version})"))
+        results["debian_packages"] = packages
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    if "eval" in args.part:
+        print(f"\n== (a) evaluation: {', '.join(halves)} half, workdir {args.workdir} ==")
+        results["eval"] = {}
+        evaluation(args.workdir, halves, results["eval"])
     if "latency" in args.part:
         print(f"\n== (b) latency: a 3-facet question, {args.chunks:,} chunks ==")
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        latency(args.chunks, args.repeat, args.workdir, args.queries)
+        results["latency"] = {}
+        latency(args.chunks, args.repeat, args.workdir, args.queries, results["latency"])
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        print(f"\nnumbers written to {args.json}")
 
 
 if __name__ == "__main__":
