@@ -148,10 +148,18 @@ def _forms(base: str) -> set[str]:
     return forms
 
 
-VERB_BASES: frozenset[str] = frozenset(_VERB_BASES.split())
+#: Verbs of software documentation questions ("how do I squash commits", "wipe the build
+#: output"), words seldom used as nouns: a list of actions is read by them.
+_TECHNICAL_VERB_BASES = """
+abort backport bisect bump clone compress compute confine debug decode decompress decrypt
+deserialize detach encode enforce extract grant inspect mount optimize parse preview prune
+purge quote rebase rebuild recompile reclaim reconfigure reindex rename render retry revert
+revoke serialize shrink squash stash swap tidy trim truncate unmount unpack untangle unzip wipe
+"""
+VERB_BASES: frozenset[str] = frozenset(_VERB_BASES.split() + _TECHNICAL_VERB_BASES.split())
 IRREGULAR_PAST: frozenset[str] = frozenset(_IRREGULAR.split())
 VERBS: frozenset[str] = frozenset(
-    {form for base in _VERB_BASES.split() for form in _forms(base)} | set(_IRREGULAR.split())
+    {form for base in VERB_BASES for form in _forms(base)} | set(_IRREGULAR.split())
 )
 #: Verbs that, after "and", qualify the first action instead of adding one ("undo the last
 #: commit and keep my changes", "resize an image and preserve the aspect ratio").
@@ -161,6 +169,35 @@ REQUEST_VERBS = words(
     "tell show explain compare contrast list describe give find recommend suggest define "
     "summarize summarise outline help search"
 )
+
+#: Adverbs that may stand between a list's separator and the next action's verb ("and then
+#: see", "and later pull", ", and quietly check").
+LINKING_ADVERBS = words(
+    "then also later afterwards afterward finally next just quickly quietly safely "
+    "automatically simply additionally separately first even still really actually"
+)
+#: Words that open a clause inside a clause ("so people can clone and push", "when git says
+#: ... and HEAD points", "see how much disk space each table and index uses"): a list after
+#: one belongs to that inner clause.
+SUBORDINATORS = words(
+    "so because if when whenever while once unless although though whether until where how "
+    "what which who why"
+)
+#: Pairs of inverse actions: "enable and disable Apache modules", "dump and restore a
+#: database" are one task on one thing (a prefix also makes one: "mount" / "unmount",
+#: "enable" / "re-enable", "compress" / "decompress").
+INVERSE_PAIRS = frozenset(
+    frozenset(pair.split("/"))
+    for pair in words(
+        "start/stop add/remove create/delete create/drop create/destroy dump/restore "
+        "dump/load backup/restore import/export push/pull upload/download open/close "
+        "read/write get/set save/load save/restore show/hide attach/detach grant/revoke "
+        "install/remove insert/delete send/receive sign/verify split/merge split/join "
+        "encrypt/decrypt encode/decode lock/unlock install/uninstall enable/disable "
+        "add/delete suspend/resume pause/resume freeze/thaw block/unblock"
+    )
+)
+INVERSE_PREFIXES = ("un", "dis", "de", "re-", "re")
 
 # -- phrases ----------------------------------------------------------------------------------
 

@@ -75,6 +75,17 @@ _FLAGS["all"] = D
 _FLAGS["no"] = D
 
 
+def _title(phrase: str) -> bool:
+    """Whether a fixed pair is written as a title: every word capitalised but "and" (a verb
+    idiom such as "Go and" or "Try and" ends in "and" and is none)."""
+    words = phrase.split()
+    return (
+        len(words) >= 3
+        and words[-1].lower() not in ("and", "&")
+        and all(w[0].isupper() for w in words if w.lower() not in ("and", "&", "of", "the"))
+    )
+
+
 def flags_of(word: str) -> int:
     """The flags of a lower-cased word (0 for an unknown content word)."""
     return _FLAGS.get(word, 0)
@@ -98,12 +109,14 @@ def tokenize(text: str) -> list[Token]:
                 skip_to = phrase.end()
                 append((phrase.group().lower(), start, skip_to, B | T))
                 continue
-        if low in lx.FIXED_STARTS and (not tokens or raw[0].islower()):
-            # a capitalised word inside a sentence is a name: "in Go and Rust"
+        if low in lx.FIXED_STARTS:
+            # a capitalised word inside a sentence is a name: "in Go and Rust"; a fixed pair
+            # written as a title ("Pride and Prejudice", "War and Peace") is one name
             phrase = _FIXED_AT.match(text, start)
-            if phrase is not None:
+            if phrase is not None and (not tokens or raw[0].islower() or _title(phrase.group())):
                 skip_to = phrase.end()
-                append((phrase.group().lower(), start, skip_to, 0))
+                title = raw[0].isupper() and _title(phrase.group())
+                append((phrase.group().lower(), start, skip_to, N if title else 0))
                 continue
         end = m.end()
         first = raw[0]
