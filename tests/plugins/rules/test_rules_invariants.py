@@ -47,6 +47,20 @@ def test_content_words_leave_out_function_words_and_fold_possessives() -> None:
             "What is the return window, and is it possible to return opened items?",
             ["What is the return window?", "Is it possible to return opened items?"],
         ),
+        # a connective between two asks is expressed by the split
+        (
+            "How do I trust that key? And separately, how do we publish our own repository?",
+            ["How do I trust that key?", "How do we publish our own repository?"],
+        ),
+        # a pronoun in a clause inside the question stands for a word of that question
+        (
+            "How do I shrink the file? Also, how do I back up a live database while other "
+            "connections keep writing to it?",
+            [
+                "How do I shrink the file?",
+                "How do I back up a live database while other connections keep writing to it?",
+            ],
+        ),
         ("", []),
     ],
 )
@@ -81,6 +95,12 @@ def test_a_lost_item_is_reported() -> None:
             "its",
         ),
         ("What is a race condition and how can I prevent one?", "How can I prevent one?", "one"),
+        # "while" opens a clause inside the second question, but nothing in it is kept
+        (
+            "What is a lock and how do I wait while it is held?",
+            "How do I wait while it is held?",
+            "it",
+        ),
         (
             "Is the Dyson V15 quieter than the Shark Stratos, and which one has more suction?",
             "Which one has more suction?",

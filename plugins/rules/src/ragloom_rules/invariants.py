@@ -10,8 +10,10 @@ A decomposition of a question into sub-queries is faithful when
    splitting is what expresses them);
 3. **every reference is resolved**: a sub-query that keeps a pronoun ("it", "its", "they",
    "them", "their", "he", "she", ...) or a "one" / "either" standing for something named
-   earlier in the question also keeps some content word that precedes that pronoun in the
-   question, so that it still says what the pronoun stands for;
+   earlier in the question also keeps some content word that precedes that pronoun's clause
+   in the question, so that it still says what the pronoun stands for (a pronoun in a clause
+   inside a question, "... while other connections keep writing to it", may stand for a word
+   of that question);
 4. sub-queries are non-empty and distinct.
 
 Content words are the words left after removing function words (determiners, pronouns,
@@ -31,6 +33,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from ._lexicon import VERBS
 
 __all__ = ["FUNCTION_WORDS", "content_words", "decomposition_violations"]
 
@@ -62,6 +66,8 @@ FUNCTION_WORDS: frozenset[str] = _set(
     "what which who whom whose where when why how "
     # conjunctions and connectives
     "and & or but nor so yet also then plus too whether if "
+    # connectives between two asks ("And separately, how do I ..."): a split expresses them
+    "separately additionally afterwards afterward "
     # comparison wording (a split expresses it)
     "versus vs vs. compare compared compares comparing comparison contrast difference "
     "differences differ differs different "
@@ -140,15 +146,39 @@ _CLAUSE_OPENERS = _set(
 )
 
 
-def _clause_start(words: list[str], marks: list[bool], p: int) -> int:
-    """Where the clause holding word ``p`` starts: after the last sentence mark before it, or
-    at an "and" / "but" / "," that opens a new question or clause."""
+#: Words that open a clause inside a clause ("... while other connections keep writing to
+#: it", "... without importing them"): a pronoun there may stand for a word of the clause it
+#: hangs on.
+_SUBORDINATE_OPENERS = _set(
+    "while when whenever so because before after once if until unless without"
+)
+
+
+def _clause_start(words: list[str], marks: list[bool], p: int, inner: bool = True) -> int:
+    """Where the clause holding word ``p`` starts: after the last sentence mark before it, at
+    an "and" / "but" / "," that opens a new question or clause, or (with ``inner``) at a word
+    that opens a clause inside another ("while", "so", "before", ...) when words precede it."""
     for j in range(p - 1, -1, -1):
         if marks[j]:
             return j + 1
         if words[j] in ("and", "but") and j + 1 < p and words[j + 1] in _CLAUSE_OPENERS:
             return j + 1
+        if inner and words[j] in _SUBORDINATE_OPENERS and j > 0 and not marks[j - 1]:
+            return j
     return 0
+
+
+def _antecedents(words: list[str], marks: list[bool], p: int) -> set[str]:
+    """The content words a reference at ``p`` may stand for: those before its clause; for a
+    clause inside another ("... a live database while others keep writing to it"), also the
+    nouns of the clause it hangs on (its verbs, "wait" in "how do I wait while it is held",
+    name nothing)."""
+    start = _clause_start(words, marks, p)
+    outer = _clause_start(words, marks, p, inner=False)
+    found = {_base(w) for w in words[:outer]} - FUNCTION_WORDS
+    if start > outer:
+        found |= {_base(w) for w in words[outer:start] if w not in VERBS} - FUNCTION_WORDS
+    return found
 
 
 def _unresolved(question: str, sub: list[str]) -> list[str]:
@@ -173,8 +203,7 @@ def _unresolved(question: str, sub: list[str]) -> list[str]:
             continue  # not the question's own reference (a phrase inserted for it, say)
         resolved = False
         for p in positions:
-            start = _clause_start(words, marks, p)
-            before = {_base(w) for w in words[:start]} - FUNCTION_WORDS
+            before = _antecedents(words, marks, p)
             if not before or before & own:
                 resolved = True
                 break
