@@ -11,6 +11,8 @@ from ragloom_rules import HeuristicDecomposer
 pytestmark = pytest.mark.anyio
 
 # (query, exact sub-queries)
+# Things set side by side ("X vs Y", "X or Y: which ...", "which ..., X or Y?"): one search
+# phrase per item, then the comparison itself.
 COMPARISONS = [
     (
         "Compare renewable energy adoption in Germany vs France since 2020",
@@ -54,95 +56,6 @@ COMPARISONS = [
         ],
     ),
     (
-        "What is the difference between TCP and UDP?",
-        ["TCP", "UDP", "What is the difference between TCP and UDP?"],
-    ),
-    (
-        "What are the main differences between SQL and NoSQL databases?",
-        [
-            "SQL databases",
-            "NoSQL databases",
-            "What are the main differences between SQL and NoSQL databases?",
-        ],
-    ),
-    (
-        "What is the price difference between gold and silver in 2023?",
-        [
-            "Gold price in 2023",
-            "Silver price in 2023",
-            "What is the price difference between gold and silver in 2023?",
-        ],
-    ),
-    (
-        "What is the difference between the standard and premium plans?",
-        [
-            "Standard plans",
-            "Premium plans",
-            "What is the difference between the standard and premium plans?",
-        ],
-    ),
-    (
-        "What's the difference between a Roth IRA and a traditional IRA?",
-        [
-            "A Roth IRA",
-            "A traditional IRA",
-            "What's the difference between a Roth IRA and a traditional IRA?",
-        ],
-    ),
-    (
-        "The Beatles and The Rolling Stones: what's the difference?",
-        [
-            "The Beatles",
-            "The Rolling Stones",
-            "The Beatles and The Rolling Stones: what's the difference?",
-        ],
-    ),
-    (
-        "Compare the battery life of the iPhone 15 and the Samsung Galaxy S24",
-        [
-            "The battery life of the iPhone 15",
-            "The battery life of the Samsung Galaxy S24",
-            "Compare the battery life of the iPhone 15 and the Samsung Galaxy S24",
-        ],
-    ),
-    (
-        "Compare the cost of living in New York and Paris",
-        [
-            "The cost of living in New York",
-            "The cost of living in Paris",
-            "Compare the cost of living in New York and Paris",
-        ],
-    ),
-    (
-        "Compare React, Vue, and Angular for large apps",
-        [
-            "React for large apps",
-            "Vue for large apps",
-            "Angular for large apps",
-            "Compare React, Vue, and Angular for large apps",
-        ],
-    ),
-    (
-        "Compare Postgres with MySQL for analytics workloads",
-        [
-            "Postgres for analytics workloads",
-            "MySQL for analytics workloads",
-            "Compare Postgres with MySQL for analytics workloads",
-        ],
-    ),
-    (
-        "How does Rust compare to Go for systems programming?",
-        [
-            "Rust for systems programming",
-            "Go for systems programming",
-            "How does Rust compare to Go for systems programming?",
-        ],
-    ),
-    (
-        "How do cats and dogs differ?",
-        ["Cats", "Dogs", "How do cats and dogs differ?"],
-    ),
-    (
         "Postgres or MySQL: which is better for analytics?",
         [
             "Postgres better for analytics",
@@ -176,8 +89,31 @@ COMPARISONS = [
     ),
     (
         "Which is cheaper: AWS, Azure, or GCP?",
-        ["AWS cheaper", "Azure cheaper", "GCP cheaper", "Which is cheaper: AWS, Azure, or GCP?"],
+        [
+            "AWS cheaper",
+            "Azure cheaper",
+            "GCP cheaper",
+            "Which is cheaper: AWS, Azure, or GCP?",
+        ],
     ),
+]
+
+# A comparison named by a word ("the difference between", "compare", "differ", "compare to")
+# asks for one relation between its items: one ask, kept whole (as the issue's "Compare the
+# pricing of the Pro and Team plans" and the evaluation sets' one-ask questions have it).
+NAMED_COMPARISONS = [
+    "What is the difference between TCP and UDP?",
+    "What are the main differences between SQL and NoSQL databases?",
+    "What is the price difference between gold and silver in 2023?",
+    "What is the difference between the standard and premium plans?",
+    "What's the difference between a Roth IRA and a traditional IRA?",
+    "The Beatles and The Rolling Stones: what's the difference?",
+    "Compare the battery life of the iPhone 15 and the Samsung Galaxy S24",
+    "Compare the cost of living in New York and Paris",
+    "Compare React, Vue, and Angular for large apps",
+    "Compare Postgres with MySQL for analytics workloads",
+    "How does Rust compare to Go for systems programming?",
+    "How do cats and dogs differ?",
 ]
 
 COORDINATED = [
@@ -230,24 +166,17 @@ COORDINATED = [
         ],
     ),
     (
-        # "it" is resolved first, then the comparison is read
+        # "it" is resolved; the comparison it asks for is one ask
         "What was the unemployment rate in Spain over the last 5 years and how does it compare "
         "to Italy?",
         [
             "What was the unemployment rate in Spain over the last 5 years?",
-            "The unemployment rate",
-            "Italy",
             "How does the unemployment rate compare to Italy?",
         ],
     ),
     (
         "What is machine learning? And how does deep learning differ from it?",
-        [
-            "What is machine learning?",
-            "Deep learning",
-            "Machine learning",
-            "How does deep learning differ from machine learning?",
-        ],
+        ["What is machine learning?", "How does deep learning differ from machine learning?"],
     ),
     (
         "How do I reset my password and update my email?",
@@ -401,7 +330,13 @@ WHOLE = [
     "Add twelve and twelve",
 ]
 
-TABLE = COMPARISONS + COORDINATED + ENUMERATIONS + [(q, [q]) for q in WHOLE]
+TABLE = (
+    COMPARISONS
+    + [(q, [q]) for q in NAMED_COMPARISONS]
+    + COORDINATED
+    + ENUMERATIONS
+    + [(q, [q]) for q in WHOLE]
+)
 
 
 def test_the_table_is_large_and_varied() -> None:

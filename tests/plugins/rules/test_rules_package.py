@@ -149,14 +149,14 @@ async def test_multi_query_routing_end_to_end() -> None:
         ("technical_support", None),
     ]
     results = await block.build().run(
-        ["Compare the Pro plan and the Max plan", "hello", "What is VAT? How do I pay it?"]
+        ["The Pro plan vs the Max plan", "hello", "What is VAT? How do I pay it?"]
     )
     plans = [[(r.sub_query, r.route) for r in s.routing_plan] for s in results]
     assert plans == [
         [
             ("The Pro plan", "products"),
             ("The Max plan", "products"),
-            ("Compare the Pro plan and the Max plan", "products"),
+            ("The Pro plan vs the Max plan", "products"),
         ],
         [("hello", "general")],
         [("What is VAT?", "billing"), ("How do I pay VAT?", "billing")],

@@ -20,9 +20,9 @@ from itertools import pairwise
 
 from . import _lexicon as lx
 from ._coordination import Span, list_ops, units
-from ._tokens import PRON, REF, SUBJ, B, N, Token
+from ._tokens import PRON, REF, SUBJ, B, N, P, Token
 
-__all__ = ["comparison"]
+__all__ = ["comparison", "each_item", "juxtaposed"]
 
 _P_COMPARE = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:compare|contrast|comparing)"
@@ -274,3 +274,36 @@ def comparison(text: str, toks: list[Token]) -> list[str] | None:
         item = text[toks[a][1] : toks[b - 1][2]]
         out.append(f"{prefix} {item} {aspect}{suffix}")
     return out
+
+
+def juxtaposed(text: str, toks: list[Token]) -> bool:
+    """Whether a comparison sets its items side by side ("X vs Y", "X or Y: which ...",
+    "which ..., X or Y?"): each item is searched on its own. A comparison named by a word
+    ("the difference between X and Y", "compare X and Y", "how do X and Y differ") asks for
+    the relation: one ask."""
+    return any(t[0] in _VS for t in toks) or _which_form(text, toks) is not None
+
+
+def each_item(text: str, toks: list[Token]) -> list[str] | None:
+    """ "X vs Y: when would I use each ...?" -> the question asked of each item ("when would I
+    use X ...", "when would I use Y ..."), or ``None``."""
+    n = len(toks)
+    for d in range(1, n - 2):
+        if toks[d][0] not in (":", ",", "-", "\u2014"):
+            continue
+        items = _items_between(text, toks, 0, d)
+        if items is None or not any(t[0] in _VS for t in toks[:d]):
+            return None
+        for e in range(d + 1, n):
+            if toks[e][0] != "each":
+                continue
+            nxt = toks[e + 1] if e + 1 < n else None
+            stop = toks[e][2]
+            if nxt is not None and nxt[0] == "one":
+                stop = nxt[2]
+            elif nxt is not None and not nxt[3] & (B | P):
+                continue  # "each branch": a determiner
+            head, tail = text[toks[d + 1][1] : toks[e][1]], text[stop:]
+            return [f"{head}{item.strip()}{tail}" for item in items]
+        return None
+    return None

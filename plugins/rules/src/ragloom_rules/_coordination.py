@@ -38,6 +38,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from . import _lexicon as lx
+from ._asks import one_action
 from ._tokens import (
     AUX,
     CONJ,
@@ -61,7 +62,9 @@ from ._tokens import (
     V,
 )
 
-__all__ = ["Span", "Unit", "coordination_items", "list_ops", "relation_word", "units"]
+__all__ = [
+    "Span", "Unit", "coordination_items", "list_ops", "one_ask", "relation_word", "units"
+]
 
 Span = tuple[int, int]  # token range [start, end)
 Unit = tuple[int, int, int]  # (start with its determiners, start of the word, end)
@@ -351,6 +354,20 @@ def coordination_items(
     ):
         # "and just play what comes next", "and see if I can redeem my points": its object
         r_end = _clause_end(toks, r_end)
+    elif (
+        kind == "vp"
+        and r_end < n
+        and toks[r_end][3] & PREP
+        and not toks[r_end][3] & T
+        and not suffix_shared
+        and r_end - r_start > 1
+    ):
+        # "fix the clock setting and put GRUB back on the MBR": a place after the second
+        # action with its own object is that action's (a clause after it, "if I lose my
+        # phone", is shared by both)
+        r_end = r_end + 1
+        while r_end < n and not toks[r_end][3] & P and toks[r_end][0] not in lx.SUBORDINATORS:
+            r_end += 1
     if kind == "vp" and any(toks[j][3] & REF for j in range(r_end, n)):
         return None  # "get my shopping list and order everything on it": "it" is the list
     if kind == "np" and _modifier_may_be_shared(toks, l_start, l_end, r_start, r_end, middles):
@@ -465,8 +482,8 @@ def _parallel(toks: list[Token], verb: int, l_end: int, r_start: int, r_max: int
     if r_max - r_start == 1:
         return False
     left, right = toks[verb + 1][3], toks[r_start + 1][3]
-    if right & (D | PRON | PREP):
-        return True
+    if right & (D | PRON | PREP) or (right & N and left & D):
+        return True  # "fix the clock setting and put GRUB back": two objects, two actions
     return _class(left) == _class(right) and not left & (D | PREP)
 
 
@@ -664,3 +681,141 @@ def _class(flags: int) -> str:
     if flags & N:
         return "name"
     return "word"
+
+
+def _inverse(a: str, b: str) -> bool:
+    """Whether two actions undo each other ("enable" / "disable", "dump" / "restore")."""
+    if frozenset((a, b)) in lx.INVERSE_PAIRS:
+        return True
+    for x, y in ((a, b), (b, a)):
+        for prefix in lx.INVERSE_PREFIXES:
+            if y == prefix + x:
+                return True
+    return False
+
+
+def _participle(word: str) -> bool:
+    return word.endswith("ed") or word in lx.IRREGULAR_PAST
+
+
+def _pleonastic_it(toks: list[Token], i: int) -> bool:
+    """ "is it possible to", "does it take": an "it" that stands for nothing."""
+    prev = toks[i - 1][0] if i > 0 else ""
+    nxt = toks[i + 1][0] if i + 1 < len(toks) else ""
+    later = [t[0] for t in toks[i + 2 : i + 5]]
+    return "to" in later and (prev in ("is", "was", "does", "did", "will") or nxt in ("is", "was"))
+
+
+def _request_frame(toks: list[Token]) -> int:
+    """Index after a request's opening words ("Show me how", "Can you tell me what")."""
+    j = 0
+    n = len(toks)
+    while j < n and (
+        toks[j][0] in lx.REQUEST_VERBS or toks[j][0] in ("me", "us", "please", "can", "could",
+                                                         "would", "you")
+    ):
+        j += 1
+    if 0 < j < n and toks[j][3] & WH:
+        j += 1
+    return j
+
+
+#: Subordinators that open a clause before the question ("If I change X and Y, does ...").
+_OPENING_SUBORDINATORS = lx.words(
+    "if when whenever while once unless although though because until"
+)
+#: "make X wait and retry": the actions are X's behaviour.
+_CAUSATIVE = lx.words("make makes making let lets")
+
+
+def _literal(text: str, toks: list[Token], a: int, b: int) -> bool:
+    """Whether ``toks[a:b]`` is a literal of code: a keyword in capitals ("SELECT"), a call
+    ("assert()"), an option ("-x"), a name with an underscore ("dense_rank")."""
+    if b - a != 1:
+        return False
+    raw = text[toks[a][1] : toks[a][2]]
+    if raw.startswith("-") or "_" in raw or raw.endswith(")"):
+        return True
+    return len(raw) >= 3 and raw.isalpha() and raw.isupper()
+
+
+def one_ask(text: str, toks: list[Token], items: list[Span]) -> bool:
+    """Whether the list ``items`` is part of one ask, so that splitting it would change or
+    garble what is asked (the caller keeps the clause whole):
+
+    - the clause says its actions are one: "in a single apt command", "at once";
+    - a pronoun after the list refers back to it: "booleans and dates, given SQLite has no
+      types for them", "a directory and everything in it";
+    - the items are participles describing one thing: "rows inserted, updated and deleted";
+    - the items are actions that undo each other: "enable and disable Apache modules", "dump
+      and restore a database";
+    - the list sits in a clause inside the clause: "so people can clone and push", "when git
+      says ... and HEAD points", "see how much space each table and index uses";
+    - "which clients can talk both SIP and XMPP": the things that do both;
+    - a medial list of words followed by more of the action ("grant SELECT and INSERT on a
+      table to a role", "a folder of Markdown and HTML docs from the command line"): the
+      items are the action's values, not separate asks (facets, "price and release date of
+      X", and time phrases aside);
+    - the subject of a question after its question word ("Which companies and products use
+      SQLite?").
+    """
+    n = len(toks)
+    first, last = items[0], items[-1]
+    if one_action(text):
+        return True
+    for j in range(last[0], n):
+        if toks[j][3] & REF and not (toks[j][0] == "it" and _pleonastic_it(toks, j)):
+            return True
+    if all(b - a == 1 and _participle(toks[a][0]) for a, b in items):
+        return True
+    ends = [toks[b - 1][0] for a, b in items]
+    verbs = [w for (a, b), w in zip(items, ends, strict=True) if toks[b - 1][3] & V or b - a == 1]
+    if len(verbs) == len(items) and any(
+        _inverse(x, y) for i, x in enumerate(verbs) for y in verbs[i + 1 :]
+    ):
+        return True
+    frame = max(_request_frame(toks), 1)
+    for j in range(frame, first[0]):
+        low = toks[j][0]
+        if low in lx.SUBORDINATORS and not (toks[j][3] & WH and toks[j + 1][0] == "to"):
+            return True
+    if toks[0][0] in _OPENING_SUBORDINATORS and not toks[1][3] & AUX:
+        return True  # "If I change the chunk size and rerun the ingest, does ...?"
+    after = toks[last[1]] if last[1] < n else None
+    if after is not None and after[0] in ("and", "or", "&"):
+        return True  # "put the SSID and passphrase into ...": where the last item ends is unsure
+    lone = all(b - a == 1 for a, b in items) and bool(toks[last[0]][3] & V)
+    if lone and any(toks[j][0] in _CAUSATIVE for j in range(max(first[0] - 3, 0), first[0])):
+        return True  # "make SQLite wait and retry for a few seconds": one behaviour
+    if lone and any(
+        toks[j][0] in ("and", "or", "&") or toks[j][0] in lx.RELATIVES
+        for j in range(last[1], n)
+    ):
+        # "find and confine daemons that have no profile", "build and run a pipeline with
+        # anyio and Document objects": what the actions share is itself a structure
+        return True
+    lead = toks[0]
+    if first[0] > 0 and toks[first[0] - 1][0] == "both" and lead[0] in ("which", "what", "who"):
+        return True
+    if all(_literal(text, toks, a, b) for a, b in items) and (
+        len(items) > 2 or (after is not None and not after[3] & (V | AUX | P))
+    ):
+        # "grant SELECT and INSERT on a table", "the SHARED, RESERVED and PENDING locks":
+        # the values one action or one thing takes ("Do HTTP and HTTPS use ...?" aside)
+        return True
+    if after is not None and after[3] & PREP and not after[3] & T:
+        # "chunk a folder of Markdown and HTML docs from the command line into a JSONL file":
+        # the list is one of several things the action is given
+        preps = sum(1 for t in toks[last[1] :] if t[3] & PREP and not t[3] & T)
+        verb_list = bool(toks[last[0]][3] & V) and not toks[last[0]][3] & (N | D)
+        facets = all(toks[b - 1][3] & FACET for _, b in items)  # "symptoms and causes of X"
+        if preps >= 2 and not verb_list and not facets:
+            return True
+    if first[0] == 1 and lead[0] in ("which", "what"):
+        inner = range(last[0] + 1, last[1])
+        verb = after if after is not None else None
+        if any(toks[j][3] & V and not toks[j][3] & (N | D) for j in inner) or (
+            verb is not None and verb[3] & V and not verb[3] & (AUX | N)
+        ):
+            return True
+    return False

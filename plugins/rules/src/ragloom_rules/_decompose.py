@@ -50,10 +50,11 @@ from dataclasses import dataclass, field
 from ragloom.signals import complexity
 
 from . import _lexicon as lx
-from ._comparison import comparison
-from ._coordination import coordination_items, relation_word
-from ._references import members, needs_resolution, resolve, topic
-from ._tokens import AUX, PAIR, PRON, WH, B, D, P, T, Token, V, tokenize
+from ._asks import ask_list, verb_at
+from ._comparison import comparison, each_item, juxtaposed
+from ._coordination import coordination_items, one_ask, relation_word
+from ._references import members, needs_resolution, pronouns_only, resolve, topic
+from ._tokens import AUX, PAIR, PREP, PRON, REF, WH, B, D, N, P, T, Token, V, tokenize
 from .invariants import content_words
 
 __all__ = ["decompose"]
@@ -91,13 +92,33 @@ _REQUEST_START = re.compile(
     r"|^i(?:'m|\s+am)\s+(?:looking\s+for|wondering|curious)\b",
     re.IGNORECASE,
 )
-_CLAUSE_JOINERS = frozenset(("and", "&", "but", "plus"))
+_CLAUSE_JOINERS = frozenset(("and", "&", "but", "plus", "then"))
+#: Words skipped after a joiner before the next clause ("and then how", ", and afterwards how").
+_CONNECTIVES = frozenset(
+    ("and", "also", "then", "afterwards", "afterward", "separately", "additionally", "plus")
+)
+_NEW_TOPIC_CUES = frozenset(("also", "separately", "additionally", "plus"))
+_DASHES = frozenset(("\u2014", "\u2013", "-", "--"))
+#: The words of a request before its question word ("Show me how to ...", "Tell me what ...").
+_REQUEST_FRAME = re.compile(
+    r"(?:please\s+)?(?:show|tell|explain\s+to|teach)\s+(?:me|us)\s+(?=(?:how|what|why|where|when|"
+    r"which|whether)\b)",
+    re.IGNORECASE,
+)
+#: Request verbs that start another request after "and" ("... and explain how to test it").
+_REQUEST_AFTER_AND = frozenset(("explain", "tell", "show", "describe", "give", "teach"))
+#: Words that open an introduction before a question ("once I dpkg -i the result, what ...").
+_INTRO_WORDS = lx.SUBORDINATORS | lx.words("then afterwards after before once")
+#: Question words that open an introduction rather than a question when no auxiliary follows
+#: ("When reusing a prepared statement in a loop, what's ...").
+_INTRO_WH = frozenset(("when", "where", "while", "once", "if", "after", "before", "whenever"))
 #: Words that can start another comparison or enumeration inside an enumerated item.
 _NESTED = re.compile(
     r"(?<!\w)(?:and|&|or|vs|versus|compar\w*|contrast|differ\w*)(?!\w)", re.IGNORECASE
 )
 
 QUESTION, REQUEST, COMMAND, STATEMENT = "question", "request", "command", "statement"
+PREAMBLE = "preamble"  # "For a release script:", "Dual-boot with Windows:": sets the scene
 
 
 @dataclass
@@ -111,6 +132,9 @@ class _Clause:
     new_topic: bool = False
     merged: bool = False  # two questions kept together: never split further
     things: list[str] = field(default_factory=list)  # what it lists or compares
+    sequence: bool = False  # joined by "then": the clause before it is an ask of its own
+    prefix: str = ""  # a statement right before it that sets its scene ("X is off - how ...")
+    ask: bool = False
 
 
 # -- sentences ------------------------------------------------------------------------------
@@ -148,7 +172,10 @@ def _starts_question(toks: list[Token], j: int) -> bool:
         nxt = toks[j + 1][3]
         if toks[j][0] in ("have", "has", "had") and nxt & D:
             return False  # "and have my tires changed": an action, not a question
-        return bool(nxt & (PRON | D | PAIR)) or toks[j + 1][0] in lx.SUBJECTS or not nxt & B
+        word = toks[j + 1][0]
+        if word in ("be", "not", "also") or (word.endswith("ly") and not nxt & (D | N)):
+            return False  # "... and can safely be deleted": a second predicate, no subject
+        return bool(nxt & (PRON | D | PAIR)) or word in lx.SUBJECTS or not nxt & B
     return False
 
 
@@ -162,32 +189,120 @@ def _words_until_semicolon(toks: list[Token], j: int) -> int:
     return count
 
 
-def _clauses(toks: list[Token], length: int) -> list[tuple[int, int]]:
-    """Clause offsets in a sentence of ``length`` characters with tokens ``toks``."""
-    out: list[tuple[int, int]] = []
-    begin = 0
+def _asks_at(toks: list[Token], j: int) -> bool:
+    """Whether a question starts at token ``j``, maybe after a short introduction that ends
+    at a comma ("on the receiving side, how do I", "once I dpkg -i the result, what")."""
+    if _starts_question(toks, j):
+        return True
+    n = len(toks)
+    if j >= n or not (toks[j][3] & (PREP | T) or toks[j][0] in _INTRO_WORDS):
+        return False
+    for k in range(j + 1, min(n - 1, j + 12)):
+        low = toks[k][0]
+        if low in (";", ".", "?", "!", ":", "and", "or", "but"):
+            return False
+        if low == ",":
+            return _starts_question(toks, k + 1)
+    return False
+
+
+def _request_at(toks: list[Token], j: int) -> bool:
+    """Whether a request starts at token ``j`` ("explain how to ...", "tell me whether")."""
+    if j + 1 >= len(toks) or toks[j][0] not in _REQUEST_AFTER_AND:
+        return False
+    nxt = toks[j + 1]
+    if nxt[0] in ("me", "us") and j + 2 < len(toks):
+        nxt = toks[j + 2]
+    return bool(nxt[3] & WH) or nxt[0] in ("whether", "if")
+
+
+def _skip_connectives(toks: list[Token], j: int) -> int:
+    while j < len(toks) and toks[j][0] in _CONNECTIVES:
+        j += 1
+    return j
+
+
+def _asker(toks: list[Token], a: int, b: int) -> bool:
+    """Whether ``toks[a:b]`` asks something or states something (a question, a command, a
+    statement with its subject), not an introduction ("When reusing a statement in a loop",
+    "If I change the chunk size")."""
+    if a >= b:
+        return False
+    low, _, _, flags = toks[a]
+    if low in _INTRO_WH:
+        return a + 1 < b and bool(toks[a + 1][3] & AUX)
+    if flags & WH:
+        return True
+    if flags & (PREP | T) or low in _INTRO_WORDS:
+        return False
+    return not low.endswith("ing")
+
+
+def _situation(toks: list[Token], a: int, b: int) -> bool:
+    """Whether ``toks[a:b]`` only sets a scene ("I'm sick of typing my password", "Upgrading
+    our servers from buster to bullseye"): no question, no command, no wish ("I need to")."""
+    if a >= b or toks[a][3] & (WH | AUX) or _command_at(toks, a):
+        return False
+    for k in range(a, b - 1):
+        low = toks[k][0]
+        if low == "then" or (low in ("need", "want", "like", "have") and toks[k + 1][0] == "to"):
+            return False
+    return True
+
+
+def _clauses(toks: list[Token], length: int) -> list[tuple[int, int, frozenset[str], bool]]:
+    """Clause offsets in a stretch of ``length`` characters with tokens ``toks`` (offsets of
+    the stretch's text), each with the connectives skipped before it ("also", "then") and
+    whether it only sets the scene of the next one ("I'm sick of X - how do I ...")."""
+    out: list[tuple[int, int, frozenset[str], bool]] = []
+    if not toks:
+        return [(0, length, frozenset(), False)]
+    begin, first = toks[0][1], 0
+    cues: frozenset[str] = frozenset()
     n = len(toks)
     for i, (low, start, _, _) in enumerate(toks):
         if i == 0:
             continue
+        situation = False
         if low == ";":
-            end, nxt = start, i + 1
-        elif low in _CLAUSE_JOINERS or (low == "," and i + 1 < n and toks[i + 1][0] == "also"):
-            nxt = i + 1
-            while nxt < n and toks[nxt][0] in ("also", "then", "and"):
-                nxt += 1
-            if not _starts_question(toks, nxt):
+            end, nxt = start, _skip_connectives(toks, i + 1)
+            if (
+                nxt > i + 1
+                and toks[i + 1][0] in ("then", "also")
+                and not _asks_at(toks, nxt)
+                and verb_at(toks, nxt)
+            ):
+                continue  # "; then set up OSPF": the next action of the same frame
+        elif low in _CLAUSE_JOINERS or (
+            low == "," and i + 1 < n and toks[i + 1][0] in ("also", "then")
+        ):
+            nxt = _skip_connectives(toks, i + 1)
+            if not _asks_at(toks, nxt) and not (
+                low in ("and", "&") and _request_at(toks, nxt)
+            ):
                 continue
             end = toks[i - 1][1] if toks[i - 1][0] == "," else start
+        elif (
+            low == ","
+            and i + 1 < n
+            and (toks[i + 1][3] & WH or (toks[i + 1][3] & AUX and _starts_question(toks, i + 1)))
+            and (i + 2 >= n or toks[i + 1][0] not in _INTRO_WH or toks[i + 2][3] & AUX)
+            and _asker(toks, first, i)
+        ):
+            # "what X contains, why Y ..., and how Z"; "which version ..., was it built ..."
+            end, nxt = start, i + 1
+        elif low in _DASHES and _asks_at(toks, i + 1) and _situation(toks, first, i):
+            end, nxt, situation = start, i + 1, True
         else:
             continue
         if nxt >= n or _words_until_semicolon(toks, nxt) < 3:
             continue  # "...; why" / "... and how much": too short to stand alone
-        if sum(1 for t in toks[:i] if not t[3] & P) - _words_before(toks, begin) < 2:
+        if sum(1 for t in toks[first:i] if not t[3] & P) < 2:
             continue  # "what and when is the next holiday": no question before the "and"
-        out.append((begin, end))
-        begin = toks[nxt][1]
-    out.append((begin, length))
+        out.append((begin, end, cues, situation))
+        cues = frozenset(t[0] for t in toks[i:nxt])
+        begin, first = toks[nxt][1], nxt
+    out.append((begin, length, cues, False))
     return out
 
 
@@ -221,15 +336,69 @@ def _has_predicate(toks: list[Token]) -> bool:
     return False
 
 
+def _command_at(toks: list[Token], i: int) -> bool:
+    """Whether the clause at ``i`` is a command: a verb in its base form first ("Set vimdiff
+    as ...", "Commit just a few hunks", "Figure out which ...")."""
+    if i >= len(toks) - 1:
+        return False
+    low, _, _, flags = toks[i]
+    if flags & V and low in lx.VERB_BASES and not flags & B:
+        return True
+    if flags or not low.isalpha() or low.endswith(("ing", "ed", "ly")):
+        return False
+    if low.endswith("s") and not low.endswith("ss"):
+        return False
+    nxt = toks[i + 1]
+    return bool(nxt[3] & (D | PREP)) or nxt[0] in ("just", "only")
+
+
+def _preamble(text: str, toks: list[Token]) -> int | None:
+    """Index of the colon that ends a preamble ("For a release script: how do I ...",
+    "Dual-boot with Windows: the clock ..."): words before it that ask nothing and compare
+    nothing."""
+    for k, (low, _, end, _) in enumerate(toks):
+        if low in (";", "?", "!", "."):
+            return None
+        if low != ":" or not text[end : end + 1].isspace():
+            continue
+        if k == 0 or k + 2 >= len(toks) or toks[0][3] & (WH | AUX):
+            return None
+        before = {t[0] for t in toks[:k]}
+        if before & {"vs", "versus", "or"} or toks[0][0] in lx.REQUEST_VERBS:
+            return None  # "Postgres or MySQL: which ...", "Compare RAID and LVM: which one"
+        after = {t[0] for t in toks[k + 1 :]}
+        if "and" in before and after & {"difference", "differences", "differ", "better"}:
+            return None  # "The Beatles and The Rolling Stones: what's the difference?"
+        return k
+    return None
+
+
 def _kind(text: str, toks: list[Token]) -> str:
-    i = 2 if len(toks) > 2 and toks[0][3] & T and toks[1][0] == "," else 0
+    i = _body_start(toks)
     if i < len(toks) and toks[i][3] & (WH | AUX):
         return QUESTION
     if _REQUEST_START.match(text[toks[i][1] :] if i < len(toks) else text):
         return REQUEST
-    if toks and toks[0][3] & V and toks[0][0] in lx.VERB_BASES and not toks[0][3] & B:
+    if toks and _command_at(toks, 0):
         return COMMAND
     return STATEMENT if _has_predicate(toks) else REQUEST
+
+
+def _body_start(toks: list[Token]) -> int:
+    """Index of the first word after an introduction: a time phrase ("Since 2020, ...") or a
+    phrase that ends at a comma before a question ("On the receiving side, how do I ...")."""
+    n = len(toks)
+    if n > 2 and toks[0][3] & T and toks[1][0] == ",":
+        return 2
+    if not toks or toks[0][3] & (WH | AUX):
+        return 0
+    for k in range(1, min(n - 1, 14)):
+        low = toks[k][0]
+        if low in (";", ".", "?", "!", ":"):
+            return 0
+        if low == "," and toks[k + 1][3] & (WH | AUX):
+            return k + 1
+    return 0
 
 
 def _read(text: str) -> list[_Clause] | None:
@@ -245,19 +414,29 @@ def _read(text: str) -> list[_Clause] | None:
             lead = greeting.end()
         new_topic = bool(_NEW_TOPIC.match(sentence, lead))
         filler = _LEADING_FILLER.match(sentence, lead)
+        sequence = False
         if filler:
+            sequence = "then" in filler.group().lower().split()
             lead = filler.end()
         asks = sentence.rstrip().endswith("?")
         rest = sentence[lead:]
         sentence_toks = tokenize(rest)
-        parts = _clauses(sentence_toks, len(rest))
+        colon = _preamble(rest, sentence_toks)
+        parts: list[tuple[int, int, frozenset[str], bool]] = []
+        if colon is not None:
+            parts.append((0, sentence_toks[colon][1], frozenset(), False))
+            body = sentence_toks[colon + 1 :]
+            parts += _clauses(body, len(rest))
+        else:
+            parts = _clauses(sentence_toks, len(rest))
         base = s_start + lead
         intro = ""
-        for k, (c_start, c_end) in enumerate(parts):
+        request: re.Match[str] | None = None
+        for k, (c_start, c_end, cues, situation) in enumerate(parts):
             c_start, c_end = _trim(rest, c_start, c_end)
             if c_start >= c_end:
                 continue
-            body = rest[c_start:c_end]
+            body_text = rest[c_start:c_end]
             toks = sentence_toks if len(parts) == 1 and c_start == 0 else None
             if toks is None or c_end != len(rest):
                 toks = _slice(sentence_toks, c_start, c_end)
@@ -265,21 +444,33 @@ def _read(text: str) -> list[_Clause] | None:
             if not toks:
                 continue
             if k == 0 and len(toks) > 2 and toks[0][3] & T and toks[1][0] == ",":
-                intro = body[: toks[2][1]]  # "Since 2020, ": it scopes over the sentence
+                intro = body_text[: toks[2][1]]  # "Since 2020, ": it scopes over the sentence
             elif k > 0 and intro and not any(t[3] & T for t in toks):
-                body = intro + body
-                toks = tokenize(body)
-            kind = _kind(body, toks)
+                body_text = intro + body_text
+                toks = tokenize(body_text)
+            if k == 0:
+                request = _REQUEST_FRAME.match(body_text)
+            elif request and toks[0][3] & WH and not cues & _NEW_TOPIC_CUES:
+                # "Show me how to X, and how to Y": "Show me" is the frame of both
+                body_text = request.group() + body_text
+                toks = tokenize(body_text)
+            if colon is not None and k == 0:
+                kind = PREAMBLE
+            elif situation:
+                kind = STATEMENT
+            else:
+                kind = _kind(body_text, toks)
             last = k == len(parts) - 1
             clauses.append(
                 _Clause(
-                    text=body,
+                    text=body_text,
                     toks=toks,
                     start=c_start,
                     end=c_end,
                     kind=kind,
                     asks=asks and (last or kind == QUESTION),
-                    new_topic=new_topic and k == 0,
+                    new_topic=(new_topic and k == 0) or bool(cues & _NEW_TOPIC_CUES),
+                    sequence=(sequence and k == 0) or "then" in cues,
                 )
             )
     return clauses
@@ -306,14 +497,20 @@ def _starts_with_question_word(word: str) -> bool:
     return bool(toks) and bool(toks[0][3] & (WH | AUX))
 
 
-def _enumeration(text: str, toks: list[Token], strict: bool) -> tuple[list[str], list[str]] | None:
-    """One text per enumerated item (the frame around it), and the items; or ``None``."""
+def _enumeration(
+    text: str, toks: list[Token], strict: bool, guard: bool = True
+) -> tuple[list[str], list[str]] | None:
+    """One text per enumerated item (the frame around it), and the items; or ``None``. With
+    ``guard``, a list that is part of one ask (:func:`~ragloom_rules._coordination.one_ask`)
+    gives ``None``."""
     for c, tok in enumerate(toks):
         if tok[0] not in ("and", "&", "or") or c == 0:
             continue
         items = coordination_items(toks, c, strict=strict)
         if items is None:
             continue
+        if guard and one_ask(text, toks, items):
+            return None
         first = items[0][0]
         cut = toks[first][1]
         if first > 0 and toks[first - 1][3] & PAIR:  # "both dental and vision"
@@ -339,10 +536,16 @@ def _split(
     whole = [_finish(text, question, capitalize, False)]
     if clause.merged or not toks:
         return whole, False
+    if depth == 0:
+        each = each_item(text, toks)  # "X vs Y: when would I use each ...?"
+        if each is not None:
+            return [_finish(e, question, capitalize, False) for e in each], True
     compared = comparison(text, toks)
     if compared is not None:
-        subs = [s for s in (_finish(c, question, capitalize, True) for c in compared) if s]
         clause.things = compared
+        if not juxtaposed(text, toks):
+            return whole, False  # "the difference between X and Y", "compare X and Y": one ask
+        subs = [s for s in (_finish(c, question, capitalize, True) for c in compared) if s]
         kept: set[str] = set()
         for sub in subs:
             kept |= content_words(sub)
@@ -351,6 +554,12 @@ def _split(
         if include_comparison or not content_words(text) <= kept:
             subs = [*subs[: max(limit - 1, 0)], whole[0]]
         return subs, True
+    if depth == 0:
+        actions = ask_list(text, toks, clause.kind in (COMMAND, REQUEST))
+        if actions is not None:
+            asked = question and clause.kind == QUESTION
+            first = [_finish(a, asked, capitalize, False) for a in actions[:-1]]
+            return [*first, _finish(actions[-1], question, capitalize, False)], True
     if depth >= 3 or relation_word(toks):
         return whole, False
     found = _enumeration(text, toks, strict=clause.kind in (STATEMENT, COMMAND))
@@ -369,19 +578,64 @@ def _split(
     return out, True
 
 
-def _resolve(clauses: list[_Clause], text: str) -> list[_Clause]:
-    """Clauses with references to an earlier question replaced, or kept together with it."""
+def _local_antecedent(clause: _Clause) -> bool:
+    """Whether what the clause's pronouns stand for is named in the clause itself: in the
+    statement before it ("Extension loading seems off - how do I turn it on?") or in its
+    introduction ("Then, once my VFS is registered, how do I look it up?")."""
+    if clause.prefix:
+        return True
+    toks = clause.toks
+    body = _body_start(toks)
+    for _low, _, _, flags in toks[:body]:
+        if flags & N or not flags & (B | D | P | V | AUX | PRON | T):
+            return True
+    # "before it migrates", "without importing them", "so I know to quote it": a pronoun in
+    # a clause inside the question, after a noun of the question
+    lows = [t[0] for t in toks]
+    if "one" in lows and not any(t[3] & REF for t in toks):
+        one = lows.index("one")
+        if {"a", "an"} & set(lows[: one - 2]):
+            return True  # "a table of the numbers 1 to 100 without creating one"
+    noun = plural = inner = False
+    for j, (low, _, _, flags) in enumerate(toks):
+        if flags & REF:
+            return inner and (plural if low in ("they", "them", "their") else noun)
+        nxt = toks[j + 1][0] if j + 1 < len(toks) else ""
+        opens = low in lx.SUBORDINATORS or low in ("before", "after", "until", "since")
+        if noun and (opens or (flags & PREP and nxt.endswith("ing"))):
+            inner = True
+        elif flags & N or not flags & (B | D | P | V | AUX | PRON | T | WH):
+            noun = True
+            plural = plural or (low.endswith("s") and not low.endswith("ss"))
+    return False
+
+
+def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:
+    """Clauses with references to an earlier question replaced, or kept together with it.
+    With ``context`` (a scene set before the questions, carried into each sub-query), a
+    pronoun that no earlier question resolves is left to it ("sshd refuses to start ... once
+    it's running, what do I enable ...")."""
     out: list[_Clause] = []
     for clause in clauses:
         prev = out[-1] if out else None
-        if prev is not None and not prev.merged and needs_resolution(clause.toks):
+        if (
+            prev is not None
+            and not prev.merged
+            and not _local_antecedent(clause)
+            and needs_resolution(clause.toks)
+        ):
             things = _things(prev)
             resolved = resolve(clause.text, clause.toks, topic(prev.text, prev.toks), things)
             if resolved is None:
+                named = context and not clause.new_topic and pronouns_only(clause.toks)
+                if named:
+                    out.append(clause)
+                    continue
                 body = text[prev.start : clause.end]
                 out[-1] = _Clause(
                     body, tokenize(body), prev.start, clause.end, prev.kind,
-                    prev.asks or clause.asks, prev.new_topic, merged=True,
+                    prev.asks or clause.asks, prev.new_topic, merged=True, prefix=prev.prefix,
+                    ask=True,
                 )
                 continue
             if resolved != clause.text:
@@ -394,18 +648,16 @@ def _things(clause: _Clause) -> list[str]:
     """What a question lists or compares ("the Pixel 8", "the iPhone 15"), else the two
     things it names ("the Dyson V15 ... than the Shark Stratos")."""
     compared = comparison(clause.text, clause.toks)
-    if compared is None:
-        found = _enumeration(clause.text, clause.toks, strict=clause.kind in (STATEMENT, COMMAND))
-        if found is not None:
-            return found[1]
-        named = members(clause.text, clause.toks)
-        return named if len(named) == 2 else []
+    strict = clause.kind in (STATEMENT, COMMAND) and compared is None
     # a comparison's phrases carry the clause's other words: keep the compared items only
-    found = _enumeration(clause.text, clause.toks, strict=False)
+    found = _enumeration(clause.text, clause.toks, strict=strict, guard=False)
     if found is not None:
         return found[1]
     named = members(clause.text, clause.toks)
     return named if len(named) == 2 else []
+
+
+_SCENE_END = re.compile(r"\s*(?:[.!;:,\u2014\u2013]|-{1,2}(?=\s))")
 
 
 def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = True) -> list[str]:
@@ -422,35 +674,64 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
     if not clauses:
         return [whole]
     capitalize = text[0].isupper()
-    intents = [k for k, c in enumerate(clauses) if c.kind != STATEMENT]
+    for clause in clauses:
+        clause.ask = clause.kind in (QUESTION, REQUEST, COMMAND) or (
+            clause.kind == STATEMENT and clause.asks
+        )
+    intents = [k for k, c in enumerate(clauses) if c.ask]
     if not intents:
         return _statements(clauses, text, whole, capitalize, include_comparison, max_sub_queries)
     first = intents[0]
-    if any(c.kind == STATEMENT for c in clauses[first:]):
-        return [whole]  # a statement after or between questions: the message is one story
+    # a statement after the first question sets the scene of the question right after it
+    asked: list[_Clause] = []
+    pending: list[_Clause] = []
+    for clause in clauses[first:]:
+        if not clause.ask:
+            pending.append(clause)
+            continue
+        if pending:
+            clause.prefix = text[pending[0].start : clause.start]
+            clause.new_topic = clause.new_topic or pending[0].new_topic
+            pending = []
+        asked.append(clause)
+    if pending:
+        return [whole]  # a statement after the last question: the message is one story
     context = ""
     own: list[list[str]] = []
     if first:
-        lead = text[clauses[0].start : clauses[first - 1].end]
-        if text[clauses[first - 1].end : clauses[first - 1].end + 1] in (".", "!", ";"):
-            lead += text[clauses[first - 1].end]
-        if clauses[first].new_topic:
-            own.append([_finish(lead, False, capitalize, False)])
+        scene = clauses[:first]
+        gap = _SCENE_END.match(text, scene[-1].end)
+        lead = text[scene[0].start : scene[-1].end] + (gap.group() if gap else "")
+        if asked[0].new_topic or asked[0].sequence:
+            # "X should do Y; also, how ...": the statement is an ask of its own; a
+            # preamble ("For a release script:") still sets the scene of every question
+            told = [c for c in scene if c.kind != PREAMBLE]
+            if told:
+                told_text = text[told[0].start : told[-1].end]
+                own.append([_finish(told_text, False, capitalize, False)])
+            if told and told[0] is not scene[0]:
+                end = scene[scene.index(told[0]) - 1].end
+                gap = _SCENE_END.match(text, end)
+                context = text[scene[0].start : end] + (gap.group() if gap else "") + " "
         else:
             context = lead.rstrip() + " "
-    asked = _resolve(clauses[first:], text)
+    asked = _resolve(asked, text, bool(context))
     groups: list[list[str]] = []
     coarse: list[str] = []
     for k, clause in enumerate(asked):
-        subs, _ = _split(clause, capitalize, include_comparison, max_sub_queries)
-        one = _finish(clause.text, clause.asks, capitalize, False)
-        if context and (k == 0 or not clause.new_topic):
-            subs = [context + s for s in subs]
-            one = context + one
-        else:
+        if context and k > 0 and clause.new_topic:
             context = ""
-        groups.append(subs)
-        coarse.append(one)
+        prefix = clause.prefix
+        if prefix and capitalize and not context:
+            prefix = prefix[:1].upper() + prefix[1:]  # "Also extension loading ..."
+        scene_text = context + prefix
+        cap = capitalize
+        if scene_text:  # a sub-query goes on after the scene: a new sentence or not
+            cap = scene_text.rstrip()[-1:] in (".", "?", "!")
+        subs, _ = _split(clause, cap, include_comparison, max_sub_queries)
+        one = _finish(clause.text, clause.asks, cap, False)
+        groups.append([scene_text + s for s in subs])
+        coarse.append(scene_text + one)
     coarse = [g[0] for g in own] + coarse
     subs = _unique([s for g in own + groups for s in g])
     if len(subs) == 1 and len(coarse) > 1:

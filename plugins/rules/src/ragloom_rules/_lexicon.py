@@ -45,7 +45,9 @@ COMPARISON = words(
     "compare compared compares comparing comparison comparisons contrast difference "
     "differences differ differs different"
 )
-OTHER_BOUNDARIES = words("that whether if please not because although though unless while")
+OTHER_BOUNDARIES = words(
+    "that whether if please not because although though unless while once whenever"
+)
 DETERMINERS = words(
     "the a an my your our their his her its this these those some any each every another "
     "all no many much few several"

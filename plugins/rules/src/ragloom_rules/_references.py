@@ -22,13 +22,17 @@ from __future__ import annotations
 
 from ._tokens import AUX, COP, PREP, PRON, WH, B, D, N, P, T, Token, V, tokenize
 
-__all__ = ["members", "needs_resolution", "resolve", "topic"]
+__all__ = [
+    "answer_reference", "members", "needs_resolution", "pronouns_only", "resolve", "topic"
+]
 
 _PERSONS = frozenset(("i", "you", "we", "they", "someone", "somebody"))
 _PREDICATE_WH = frozenset(("why", "how", "when"))
 _QUANTITY = frozenset(("much", "many", "long", "often", "far", "big", "old"))
 _ONE_BEFORE = frozenset(("which", "either", "that", "this"))
 _NOT_ONE_BEFORE = frozenset(("no", "any", "every", "each", "the", "a", "this", "that"))
+#: After "that" / "this", a person: the one a "who" question asks for ("that person").
+PERSON_NOUNS = frozenset(("person", "people", "guy", "man", "woman", "individual"))
 
 
 def _body(toks: list[Token]) -> int:
@@ -143,9 +147,31 @@ def topic(text: str, toks: list[Token]) -> str | None:
             span = _after_person(toks, i + 1)
         else:
             span = _noun_phrase(toks, i + 1, predicate=True)
+    else:
+        # a request or a command: what its action is done to ("Show me how to register my
+        # own chunker" -> "my own chunker", "Set up a server" -> "a server")
+        verb = _action(toks, i)
+        if verb is not None:
+            span = _object(toks, verb)
     if span is None:
         return None
     return _text(text, toks, *span)
+
+
+_REQUESTS = frozenset(("show", "tell", "explain", "teach", "describe"))
+
+
+def _action(toks: list[Token], i: int) -> int | None:
+    """Index of the verb of a request ("Show me how to | register ...") or a command."""
+    n = len(toks)
+    if toks[i][0] in _REQUESTS:
+        for j in range(i + 1, min(n - 2, i + 4)):
+            if toks[j][0] == "how" and toks[j + 1][0] == "to":
+                return j + 2
+        return None
+    if toks[i][3] & V and not toks[i][3] & (B | N):
+        return i
+    return None
 
 
 def _predicate_noun(toks: list[Token], start: int) -> tuple[int, int] | None:
@@ -273,11 +299,28 @@ def _kind(toks: list[Token], i: int) -> str | None:
         if any(t[0] == "or" for t in toks[i + 1 :]):
             return None
         return "either"
+    if low == "each" and (nxt is None or nxt[0] == "one" or nxt[3] & (B | P)):
+        return "unresolvable"  # "what does each one contain": each of what was asked for
+    if low in ("that", "this", "those", "these") and nxt is not None and nxt[0] in PERSON_NOUNS:
+        return "unresolvable"  # "how much authority does that person have": the answer
     if low in ("that", "this") and (nxt is None or nxt[3] & (AUX | P) or nxt[3] & V):
         if i > 0 and not toks[i - 1][3] & (B | V):
             return None  # "the plan that ...": a relative clause
         return "unresolvable"
     return None
+
+
+def answer_reference(toks: list[Token]) -> bool:
+    """Whether the question refers to what an earlier one asks for, not to something it
+    names ("how much authority does that person have", "what does each one contain")."""
+    return any(_kind(toks, i) == "unresolvable" for i in range(len(toks)))
+
+
+def pronouns_only(toks: list[Token]) -> bool:
+    """Whether every reference of the question is a pronoun ("it", "their"), which a scene
+    set before the questions may name, not "one" / "which one" / "either"."""
+    kinds = (_kind(toks, i) for i in range(len(toks)))
+    return all(k is None or k.split(":")[-1] in ("thing", "things", "person") for k in kinds)
 
 
 def needs_resolution(toks: list[Token]) -> bool:
@@ -292,13 +335,14 @@ def _possessive(phrase: str) -> str:
 def _plural(phrase: str) -> bool:
     """Whether ``phrase`` names several things: a list, or a plural head noun (the last word
     before a preposition: "the Nobel Prize in physics" is one prize)."""
-    if " and " in phrase:
-        return True
+    toks = tokenize(phrase)
+    if any(t[0] in ("and", "&") for t in toks):
+        return True  # a list ("Pride and Prejudice" is one token: a title)
     head = ""
-    for word in phrase.split():
-        if tokenize(word)[0][3] & PREP:
+    for _low, start, end, flags in toks:
+        if flags & PREP:
             break
-        head = word
+        head = phrase[start:end]
     return head.islower() and head.endswith("s") and not head.endswith(("ss", "us", "is"))
 
 
@@ -353,6 +397,8 @@ def resolve(
         possessive = need.startswith("possessive:")
         need = need.split(":", 1)[-1]
         if need == "one":
+            if antecedent.split(" ", 1)[0].lower() not in ("a", "an"):
+                return None  # "one" stands for one of a kind: "a decorator", not "the format"
             replacement = antecedent
         else:
             if not _agrees(need, antecedent):

@@ -1,0 +1,256 @@
+"""Lists of asks under one frame: "How do I A, B, and C?", "Set X, then use Y", "I need to A;
+then B".
+
+A question, a command or a wish ("I need to ...") often lists several actions after one frame:
+"How do I enable IPv4 forwarding so it persists across reboots, load the nftables rules at
+every boot, and hand out addresses via DHCP?" asks three things, each "How do I" + one action.
+Such a list is read here, before any list of words (:mod:`ragloom_rules._coordination`):
+
+- the **frame** is what comes before the first action: "How do I", "Can I", "What's the best
+  way to", "Show me how to", "I need to", or nothing for a command ("Set vimdiff as ...");
+- the actions are separated by a comma (", B", ", and B", ", then B"), by "and then" /
+  "and later" / "; then", and each one starts with a verb in its base form (a known verb, or
+  an unknown word followed by what a verb takes: "hand out", "compute a hash");
+- ", and also X" after an action lists a second object of its verb ("set up a git:// server,
+  and also smart HTTP behind Apache").
+
+A plain "and" with no comma ("reset my password and update my email") is left to the word
+lists. The list is left alone, and the clause kept whole, when an action is a single word
+("add, temporarily disable, and re-enable a user": short items sharing an object), when the
+clause says the actions are one ("in a single command", "at once"), or when a later action
+refers back with a pronoun that nothing in it names ("and have that host accept them").
+Each action is one ask: a list of words inside it ("print an object's type and
+pretty-printed contents") is not split further.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import _lexicon as lx
+from ._tokens import AUX, NUM, PREP, PRON, REF, WH, B, D, N, P, Token, V
+
+__all__ = ["ask_list", "frame_end", "one_action", "verb_at"]
+
+#: Words between a separator and the verb of the next action ("and then see", "and later
+#: pull"); the connectives are dropped, an adverb of the action ("quietly check") is kept.
+_CONNECTIVES = lx.words("and then also")
+_WISH_VERBS = lx.words("need want have like")
+_WAY = re.compile(
+    r"^(?:what(?:'s|\u2019s|\s+is|\s+are)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+){0,2}?ways?\s+to"
+    r"|is\s+there\s+(?:a|any)\s+(?:[\w-]+\s+){0,2}?way\s+to|how\s+to)\s+",
+    re.IGNORECASE,
+)
+_ONE_ACTION = re.compile(
+    r"\b(?:(?:in|with|using|by|from)\s+(?:one|a\s+single|the\s+same|a\s+single\s+\w+)\s+"
+    r"(?:command|step|statement|query|call|go|transaction|line|operation|pass|invocation|"
+    r"request|run|script|commit|\w+\s+command)"
+    r"|at\s+once|at\s+the\s+same\s+time|simultaneously|together)\b",
+    re.IGNORECASE,
+)
+
+
+def one_action(text: str) -> bool:
+    """Whether ``text`` says that its actions are done as one ("in a single apt command",
+    "in one command", "at once", "together")."""
+    return _ONE_ACTION.search(text) is not None
+
+
+def _adverb(low: str) -> bool:
+    if low in lx.LINKING_ADVERBS:
+        return True
+    return low.endswith("ly") and len(low) > 4 and low not in lx.VERB_BASES
+
+
+def verb_at(toks: list[Token], j: int) -> bool:
+    """Whether token ``j`` is a verb in its base form that starts an action: a known verb
+    with something after it, or an unknown word followed by what a verb takes ("hand out",
+    "compute a blob's hash")."""
+    n = len(toks)
+    if j >= n - 1:
+        return False
+    low, _, _, flags = toks[j]
+    if flags & (B | D | N | P | AUX | PRON | WH) or toks[j + 1][3] & P:
+        return False
+    if low in lx.VERB_BASES:
+        return True
+    if flags & V or not low.replace("-", "").isalpha():
+        return False  # an inflected verb ("including", "shows"), a path or a number
+    if low.endswith(("ing", "ed", "ly")) or (low.endswith("s") and not low.endswith("ss")):
+        return False
+    return bool(toks[j + 1][3] & (D | PRON | PREP | NUM))
+
+
+def _body_start(toks: list[Token]) -> int:
+    """Index after an introduction that ends at a comma before the question ("On the
+    receiving side, how do I ...")."""
+    n = len(toks)
+    if not toks or toks[0][3] & (WH | AUX):
+        return 0
+    for k in range(1, min(n - 1, 14)):
+        low = toks[k][0]
+        if low in (";", ".", "?", "!", ":"):
+            return 0
+        if low == "," and toks[k + 1][3] & (WH | AUX):
+            return k + 1
+    return 0
+
+
+def frame_end(toks: list[Token], command: bool) -> int | None:
+    """Index of the first action's verb after the frame ("How do I | clone ..."), or
+    ``None`` when the clause has no frame of a list of actions."""
+    n = len(toks)
+    i = _body_start(toks)
+    if i >= n:
+        return None
+    low, _, _, flags = toks[i]
+    f: int | None = None
+    if flags & WH:
+        j = i + 1
+        if j < n and toks[j][0] == "to":  # "how to"
+            f = j + 1
+        else:
+            while j < n and j - i <= 3 and not toks[j][3] & AUX:
+                if toks[j][3] & (B | P) and toks[j][0] not in ("much", "many", "long", "often"):
+                    break
+                j += 1
+            if j + 1 < n and toks[j][3] & AUX and toks[j + 1][0] in ("i", "we", "you", "one"):
+                f = j + 2
+    elif flags & AUX:
+        if i + 1 < n and toks[i + 1][0] in ("i", "we", "you", "one"):
+            f = i + 2
+    elif command and not flags & PRON:
+        f = i
+        if low == "please":
+            f = i + 1
+        if low in lx.REQUEST_VERBS and f + 2 < n and toks[f + 1][0] in ("me", "us"):
+            f = None
+            if toks[i + 2][0] == "how" and i + 3 < n and toks[i + 3][0] == "to":
+                f = i + 4  # "Show me how to ..."
+    else:
+        # a wish: "I need to ...", "we'd like to ...", "I want to ..."
+        for k in range(i, min(n - 2, i + 8)):
+            if toks[k][0] in ("i", "we", "i'd", "we'd") and toks[k + 1][0] in _WISH_VERBS:
+                if toks[k + 2][0] == "to":
+                    f = k + 3
+                elif k + 3 < n and toks[k + 2][0] == "like" and toks[k + 3][0] == "to":
+                    f = k + 4
+                break
+    if f is None:
+        return None
+    while f < n - 1 and _adverb(toks[f][0]) and not toks[f][3] & (B | D):
+        f += 1
+    if f >= n - 1 or toks[f][3] & (D | P | WH | PRON | N):
+        return None
+    return f
+
+
+def _way_frame(text: str, toks: list[Token]) -> int | None:
+    """The first verb after "What's the best way to", "Is there a way to", "How to"."""
+    m = _WAY.match(text)
+    if m is None:
+        return None
+    for j, tok in enumerate(toks):
+        if tok[1] >= m.end():
+            return j
+    return None
+
+
+def _unresolved_reference(toks: list[Token], a: int, b: int) -> bool:
+    """Whether ``toks[a:b]`` (a later action) has a pronoun that nothing before it in the
+    action names: "and have that host accept them" refers to the first action."""
+    for j in range(a, b):
+        low = toks[j][0]
+        if not toks[j][3] & REF or low in ("he", "him", "his", "she", "her"):
+            continue
+        plural = low in ("they", "them", "their")
+        named = False
+        for k in range(a, j):
+            word, _, _, flags = toks[k]
+            if flags & (B | D | P | V | AUX) and not flags & N:
+                continue
+            if not plural or (word.endswith("s") and not word.endswith("ss")):
+                named = True
+                break
+        if not named:
+            return True
+    return False
+
+
+def _words(toks: list[Token], a: int, b: int) -> int:
+    return sum(1 for t in toks[a:b] if not t[3] & P)
+
+
+def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
+    """One text per action of a list of actions under one frame (the frame in front of
+    each), or ``None`` when ``text`` holds no such list."""
+    n = len(toks)
+    f = _way_frame(text, toks)
+    if f is None:
+        f = frame_end(toks, command)
+    if f is None or one_action(text):
+        return None
+    seps: list[tuple[int, int]] = []  # (end of the previous action, start of the next one)
+    objects = False
+    depth = 0
+    k = f + 1
+    while k < n:
+        low = toks[k][0]
+        if low in ("(", "["):
+            depth += 1
+        elif low in (")", "]"):
+            depth = max(depth - 1, 0)
+        if depth or low not in (",", ";", "and", "then"):
+            k += 1
+            continue
+        j = k + 1
+        cues = set()
+        while j < n and toks[j][0] in _CONNECTIVES:
+            cues.add(toks[j][0])
+            j += 1
+        if low == "and":
+            cues.add("and")
+        if low in ("and", ";") and not cues & {"then", "also"}:
+            # a plain "and" is a list of words, unless it ends a list of actions ("A, B and
+            # C") or a time word follows ("and later pull"); "; B" is another clause
+            later = j < n and toks[j][0] in ("later", "afterwards")
+            if not (low == "and" and (later or seps)):
+                k += 1
+                continue
+        if low == "then":
+            cues.add("then")
+        start = j
+        while j < n - 1 and _adverb(toks[j][0]) and not toks[j][3] & (B | D):
+            j += 1
+        if verb_at(toks, j):
+            seps.append((k, start))
+        elif "also" in cues and not seps and not toks[j][3] & (B | P) and j < n - 1:
+            seps.append((k, start))  # ", and also smart HTTP": a second object
+            objects = True
+            break
+        elif low in (",", ";") and seps:
+            # a comma inside the last action ("..., including ...") is its own
+            pass
+        k = j if j > k else k + 1
+    if not seps:
+        return None
+    begin = f
+    if objects:
+        begin = f + 1
+        if begin < n and toks[begin][3] & PREP and not toks[begin + 1][3] & (B | P):
+            begin += 1  # "set up | a server"
+    bounds = [begin, *[s for _, s in seps]]
+    ends = [e for e, _ in seps] + [n]
+    while ends[-1] > bounds[-1] and toks[ends[-1] - 1][3] & P:
+        ends[-1] -= 1
+    items = list(zip(bounds, ends, strict=True))
+    for a, b in items:
+        v = a
+        while v < b - 1 and _adverb(toks[v][0]) and not toks[v][3] & (B | D):
+            v += 1
+        if _words(toks, a, b) < 2 or v + 1 >= b or toks[v + 1][3] & P:
+            return None  # "add, temporarily disable, and re-enable a user": one task
+    if any(_unresolved_reference(toks, a, b) for a, b in items[1:]):
+        return None
+    frame = text[: toks[begin][1]]
+    return [frame + text[toks[a][1] : toks[b - 1][2]] for a, b in items]
