@@ -785,7 +785,11 @@ def one_ask(text: str, toks: list[Token], items: list[Span]) -> bool:
     if after is not None and after[0] in ("and", "or", "&"):
         return True  # "put the SSID and passphrase into ...": where the last item ends is unsure
     lone = all(b - a == 1 for a, b in items) and bool(toks[last[0]][3] & V)
-    if lone and any(toks[j][0] in _CAUSATIVE for j in range(max(first[0] - 3, 0), first[0])):
+    if (
+        first[1] - first[0] == 1
+        and toks[first[0]][3] & V
+        and any(toks[j][0] in _CAUSATIVE for j in range(max(first[0] - 3, 0), first[0]))
+    ):
         return True  # "make SQLite wait and retry for a few seconds": one behaviour
     if lone and any(
         toks[j][0] in ("and", "or", "&") or toks[j][0] in lx.RELATIVES
@@ -797,9 +801,14 @@ def one_ask(text: str, toks: list[Token], items: list[Span]) -> bool:
     lead = toks[0]
     if first[0] > 0 and toks[first[0] - 1][0] == "both" and lead[0] in ("which", "what", "who"):
         return True
-    if all(_literal(text, toks, a, b) for a, b in items) and (
-        len(items) > 2 or (after is not None and not after[3] & (V | AUX | P))
-    ):
+    # the word after the list is the clause's verb ("Do HTTP and HTTPS use ...?") unless a
+    # verb follows it ("the SHARED and EXCLUSIVE locks work")
+    verb_after = (
+        after is not None
+        and bool(after[3] & (V | AUX | P))
+        and not (last[1] + 1 < n and toks[last[1] + 1][3] & V)
+    )
+    if all(_literal(text, toks, a, b) for a, b in items) and (len(items) > 2 or not verb_after):
         # "grant SELECT and INSERT on a table", "the SHARED, RESERVED and PENDING locks":
         # the values one action or one thing takes ("Do HTTP and HTTPS use ...?" aside)
         return True

@@ -119,6 +119,7 @@ _NESTED = re.compile(
 
 QUESTION, REQUEST, COMMAND, STATEMENT = "question", "request", "command", "statement"
 PREAMBLE = "preamble"  # "For a release script:", "Dual-boot with Windows:": sets the scene
+PHRASE = "phrase"  # words without a verb: what to search for ("Samsung Galaxy S24 price")
 
 
 @dataclass
@@ -135,6 +136,7 @@ class _Clause:
     sequence: bool = False  # joined by "then": the clause before it is an ask of its own
     prefix: str = ""  # a statement right before it that sets its scene ("X is off - how ...")
     ask: bool = False
+    keep: bool = False  # a statement that is an ask of its own: never split
 
 
 # -- sentences ------------------------------------------------------------------------------
@@ -381,7 +383,7 @@ def _kind(text: str, toks: list[Token]) -> str:
         return REQUEST
     if toks and _command_at(toks, 0):
         return COMMAND
-    return STATEMENT if _has_predicate(toks) else REQUEST
+    return STATEMENT if _has_predicate(toks) else PHRASE
 
 
 def _body_start(toks: list[Token]) -> int:
@@ -534,7 +536,7 @@ def _split(
     """The sub-queries of one clause, and whether it was split."""
     text, toks, question = clause.text, clause.toks, clause.asks
     whole = [_finish(text, question, capitalize, False)]
-    if clause.merged or not toks:
+    if clause.merged or clause.keep or not toks:
         return whole, False
     if depth == 0:
         each = each_item(text, toks)  # "X vs Y: when would I use each ...?"
@@ -620,7 +622,6 @@ def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:
         prev = out[-1] if out else None
         if (
             prev is not None
-            and not prev.merged
             and not _local_antecedent(clause)
             and needs_resolution(clause.toks)
         ):
@@ -675,9 +676,16 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         return [whole]
     capitalize = text[0].isupper()
     for clause in clauses:
-        clause.ask = clause.kind in (QUESTION, REQUEST, COMMAND) or (
+        clause.ask = clause.kind in (QUESTION, REQUEST, COMMAND, PHRASE) or (
             clause.kind == STATEMENT and clause.asks
         )
+    for k, clause in enumerate(clauses):
+        # "My laptop battery drains fast. How do I ...?": words that end with a period before
+        # a question set its scene (a verb the lexicon does not know is still a verb)
+        if clause.kind != PHRASE:
+            break
+        if text[clause.end : clause.end + 1] == "." and any(c.ask for c in clauses[k + 1 :]):
+            clause.ask = False
     intents = [k for k, c in enumerate(clauses) if c.ask]
     if not intents:
         return _statements(clauses, text, whole, capitalize, include_comparison, max_sub_queries)
@@ -697,25 +705,31 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
     if pending:
         return [whole]  # a statement after the last question: the message is one story
     context = ""
-    own: list[list[str]] = []
+    names = False  # whether the scene says something (may name what a pronoun stands for)
     if first:
         scene = clauses[:first]
         gap = _SCENE_END.match(text, scene[-1].end)
         lead = text[scene[0].start : scene[-1].end] + (gap.group() if gap else "")
+        names = any(c.kind == STATEMENT or _has_predicate(c.toks) for c in scene)
         if asked[0].new_topic or asked[0].sequence:
             # "X should do Y; also, how ...": the statement is an ask of its own; a
             # preamble ("For a release script:") still sets the scene of every question
             told = [c for c in scene if c.kind != PREAMBLE]
             if told:
-                told_text = text[told[0].start : told[-1].end]
-                own.append([_finish(told_text, False, capitalize, False)])
+                body = text[told[0].start : told[-1].end]
+                statement = _Clause(body, tokenize(body), told[0].start, told[-1].end,
+                                    STATEMENT, False, ask=True, keep=True)
+                asked.insert(0, statement)
             if told and told[0] is not scene[0]:
                 end = scene[scene.index(told[0]) - 1].end
                 gap = _SCENE_END.match(text, end)
                 context = text[scene[0].start : end] + (gap.group() if gap else "") + " "
+                names = any(_has_predicate(c.toks) for c in scene[: scene.index(told[0])])
+            else:
+                names = False
         else:
             context = lead.rstrip() + " "
-    asked = _resolve(asked, text, bool(context))
+    asked = _resolve(asked, text, bool(context) and names)
     groups: list[list[str]] = []
     coarse: list[str] = []
     for k, clause in enumerate(asked):
@@ -732,8 +746,7 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         one = _finish(clause.text, clause.asks, cap, False)
         groups.append([scene_text + s for s in subs])
         coarse.append(scene_text + one)
-    coarse = [g[0] for g in own] + coarse
-    subs = _unique([s for g in own + groups for s in g])
+    subs = _unique([s for g in groups for s in g])
     if len(subs) == 1 and len(coarse) > 1:
         return subs  # "What is Docker? What is Docker?"
     return _capped(whole, subs, _unique(coarse), max_sub_queries)

@@ -55,6 +55,9 @@ def _noun_phrase(toks: list[Token], start: int, *, predicate: bool) -> tuple[int
     end = start
     while end < n and not toks[end][3] & B:
         flags = toks[end][3]
+        word = toks[end][0]
+        if end > start and word.endswith("ly") and len(word) > 4 and not flags & (N | V | D):
+            break  # "the logs daily": an adverb ends the phrase
         if (
             end > start
             and flags & V
@@ -164,6 +167,12 @@ _REQUESTS = frozenset(("show", "tell", "explain", "teach", "describe"))
 def _action(toks: list[Token], i: int) -> int | None:
     """Index of the verb of a request ("Show me how to | register ...") or a command."""
     n = len(toks)
+    if toks[i][0] in ("i", "we", "i'd", "we'd"):
+        # a wish: "I want to rotate the logs", "we'd like to publish our packages"
+        for j in range(i + 1, min(n - 1, i + 4)):
+            if toks[j][0] == "to":
+                return j + 1 if toks[j + 1][3] & V else None
+        return None
     if toks[i][0] in _REQUESTS:
         for j in range(i + 1, min(n - 2, i + 4)):
             if toks[j][0] == "how" and toks[j + 1][0] == "to":
@@ -339,10 +348,11 @@ def _plural(phrase: str) -> bool:
     if any(t[0] in ("and", "&") for t in toks):
         return True  # a list ("Pride and Prejudice" is one token: a title)
     head = ""
-    for _low, start, end, flags in toks:
+    for low, start, end, flags in toks:
         if flags & PREP:
             break
-        head = phrase[start:end]
+        if not low.endswith("ly"):  # "the logs daily": the head is "logs"
+            head = phrase[start:end]
     return head.islower() and head.endswith("s") and not head.endswith(("ss", "us", "is"))
 
 
