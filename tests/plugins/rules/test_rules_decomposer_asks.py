@@ -1,0 +1,258 @@
+"""HeuristicDecomposer on compound questions phrased the way people write them.
+
+Each phrasing pattern of issue 28 ("Decomposition that generalizes") with questions written
+for these tests: a preamble, a situation before the asks, "also", "then", semicolons, comma
+lists of asks, "in one script: A, B and C", imperatives, "X vs Y", two questions in a row.
+The shared frame (the preamble, the situation, "How do I") is carried into each sub-query.
+Then the questions that hold one ask and must stay whole, the issue's own examples first.
+Every decomposition also keeps the invariants (``decomposition_violations``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from ragloom_rules import HeuristicDecomposer, decomposition_violations
+
+SPLITS: list[tuple[str, list[str]]] = [
+    # -- a preamble ending in a colon: its words go in front of each ask
+    (
+        "For a deploy script: how do I bump the version, and how do I tag the release?",
+        [
+            "For a deploy script: how do I bump the version?",
+            "For a deploy script: how do I tag the release?",
+        ],
+    ),
+    (
+        "Upgrading the cluster from 1.27 to 1.28 — what's the safest order of steps, then how "
+        "do I roll back a node?",
+        [
+            "Upgrading the cluster from 1.27 to 1.28 — what's the safest order of steps?",
+            "Upgrading the cluster from 1.27 to 1.28 — how do I roll back a node?",
+        ],
+    ),
+    # -- a situation before the asks sets the scene of each
+    (
+        "My laptop battery drains fast. How do I check which apps use power, and how do I "
+        "limit background refresh?",
+        [
+            "My laptop battery drains fast. How do I check which apps use power?",
+            "My laptop battery drains fast. How do I limit background refresh?",
+        ],
+    ),
+    (
+        "My build server runs out of disk. How do I find which images take space, then delete "
+        "the old ones?",
+        [
+            "My build server runs out of disk. How do I find which images take space?",
+            "My build server runs out of disk. How do I delete the old ones?",
+        ],
+    ),
+    # -- "also" after a situation: the situation is an ask of its own (the issue's example)
+    (
+        "My repo is huge and clones are slow; also how do I find large files?",
+        ["My repo is huge and clones are slow", "How do I find large files?"],
+    ),
+    (
+        "Our cron jobs should send mail on failure; separately, how do I silence the ones "
+        "that succeed?",
+        ["Our cron jobs should send mail on failure", "How do I silence the ones that succeed?"],
+    ),
+    # -- "then": two steps; a pronoun of the second is resolved by the first
+    ("Build the project, then run the tests.", ["Build the project", "Run the tests"]),
+    (
+        "I want to rotate the logs daily; then how do I ship them to a central host?",
+        ["I want to rotate the logs daily", "How do I ship the logs to a central host?"],
+    ),
+    (
+        "How can I have make rebuild only changed files, and then see which targets were "
+        "rebuilt?",
+        [
+            "How can I have make rebuild only changed files?",
+            "How can I see which targets were rebuilt?",
+        ],
+    ),
+    # -- a semicolon
+    (
+        "How do I list open ports; what does netstat -p show?",
+        ["How do I list open ports?", "What does netstat -p show?"],
+    ),
+    # -- a comma list of three asks: "How do I" goes in front of each
+    (
+        "How do I rebase a branch, squash commits, and push the result?",
+        ["How do I rebase a branch?", "How do I squash commits?", "How do I push the result?"],
+    ),
+    (
+        "How do I clone just the last month of history, and later fetch the rest when I need "
+        "it?",
+        [
+            "How do I clone just the last month of history?",
+            "How do I later fetch the rest when I need it?",
+        ],
+    ),
+    (
+        "For a health check: which version is running, is the cache enabled, and which "
+        "plugins are loaded?",
+        [
+            "For a health check: which version is running?",
+            "For a health check: is the cache enabled?",
+            "For a health check: which plugins are loaded?",
+        ],
+    ),
+    # -- "in one script: A, B and C"
+    (
+        "In one script: list the tables, count the rows and dump the schema.",
+        [
+            "In one script: list the tables",
+            "In one script: count the rows",
+            "In one script: dump the schema",
+        ],
+    ),
+    # -- imperatives and requests
+    (
+        "Show me how to create a user and explain how roles work.",
+        ["Show me how to create a user", "Explain how roles work"],
+    ),
+    (
+        "Set nano as the default editor, and use less as the pager.",
+        ["Set nano as the default editor", "Use less as the pager"],
+    ),
+    (
+        "Show me how to back up the database, and how to restore it on another machine.",
+        [
+            "Show me how to back up the database",
+            "Show me how to restore the database on another machine",
+        ],
+    ),
+    (
+        "Serving files from a NAS: set up an NFS export, and also an SMB share.",
+        [
+            "Serving files from a NAS: set up an NFS export",
+            "Serving files from a NAS: set up an SMB share",
+        ],
+    ),
+    # -- "X vs Y": one phrase per item then the comparison, or the question asked of each
+    (
+        "Postgres vs MySQL for analytics?",
+        ["Postgres for analytics", "MySQL for analytics", "Postgres vs MySQL for analytics?"],
+    ),
+    (
+        "rsync vs scp: when would I use each to copy a directory?",
+        [
+            "when would I use rsync to copy a directory?",
+            "when would I use scp to copy a directory?",
+        ],
+    ),
+    # -- two questions in a row, one with an introduction
+    (
+        "How do I create an index? And what does VACUUM do?",
+        ["How do I create an index?", "What does VACUUM do?"],
+    ),
+    (
+        "How do I export a table to CSV? And on the other server, how do I load the file?",
+        ["How do I export a table to CSV?", "On the other server, how do I load the file?"],
+    ),
+    # -- the issue's examples of asks that must each be kept whole, apart
+    (
+        "Who wrote Pride and Prejudice and when was it published?",
+        ["Who wrote Pride and Prejudice?", "When was Pride and Prejudice published?"],
+    ),
+    (
+        "Compare the pricing of the Pro and Team plans, and tell me whether either supports "
+        "SSO",
+        [
+            "Compare the pricing of the Pro and Team plans",
+            "Tell me whether Pro or Team supports SSO",
+        ],
+    ),
+]
+
+# One ask each, whatever "and", "or" or comma it holds.
+WHOLE = [
+    # the issue's examples
+    "How do I grant SELECT and INSERT on a table to a role?",
+    "What's the easiest way to delete a directory and everything in it?",
+    "How do I dump and restore a database?",
+    # a comparison named by a word asks for one relation
+    "What's the difference between a hard link and a symlink?",
+    "Compare the pricing of the Pro and Team plans",
+    "How do rank and dense_rank differ?",
+    # actions that undo each other, on one thing
+    "How do I enable and disable a systemd unit?",
+    "How do I add, temporarily disable, and re-enable a user account?",
+    # the actions are one
+    "How do I install one package and remove another in a single command?",
+    "How do I change a file's owner and group in one command?",
+    "How do I make the client wait and retry when the server is busy?",
+    # a list inside a clause inside the question
+    "How do I set up a mirror so clients can fetch and push over SSH?",
+    "If I resize the volume and reboot, does the data survive?",
+    "What does it mean when the shell says no job control and the prompt changes?",
+    # a pronoun after the list refers to the list
+    "How do I store dates and booleans, given the database has no types for them?",
+    # values of one action or one thing
+    "How do the SHARED and EXCLUSIVE locks work?",
+    "Can the tool open JAR, DOCX or ODP files?",
+    "How do I count the rows inserted, updated and deleted by a statement?",
+    # the things that do both
+    "Which clients can talk both SIP and XMPP?",
+    "Which companies and products use Redis?",
+    # a later question refers to what the first one asks for
+    "What files make up a wheel, and what does each one contain?",
+    "Who maintains the project, and how much say does that person have?",
+    # a second predicate of one subject, not a question
+    "Find which of my branches are merged and can safely be deleted",
+]
+
+
+@pytest.mark.parametrize(("question", "expected"), SPLITS, ids=[q[:50] for q, _ in SPLITS])
+def test_compound_questions_split_into_their_asks(question: str, expected: list[str]) -> None:
+    subs = HeuristicDecomposer().decompose(question)
+    assert subs == expected
+    assert decomposition_violations(question, subs) == []
+
+
+@pytest.mark.parametrize("question", WHOLE, ids=[q[:50] for q in WHOLE])
+def test_one_ask_stays_whole(question: str) -> None:
+    assert HeuristicDecomposer().decompose(question) == [question]
+
+
+def test_a_pronoun_the_scene_names_is_left_to_the_scene() -> None:
+    # "it" is sshd, named by the situation carried in front of the second question
+    question = (
+        "sshd refuses to start after I edited its config. How do I find out why with "
+        "systemd? And once it's running, how do I allow X11 forwarding?"
+    )
+    assert HeuristicDecomposer().decompose(question) == [
+        "sshd refuses to start after I edited its config. How do I find out why with systemd?",
+        "sshd refuses to start after I edited its config. Once it's running, how do I allow "
+        "X11 forwarding?",
+    ]
+
+
+def test_a_pronoun_nothing_names_keeps_the_questions_together() -> None:
+    question = "How can I tell which index a query uses, and how do I force it to use another?"
+    assert HeuristicDecomposer().decompose(question) == [question]
+
+
+def test_a_statement_between_questions_sets_the_scene_of_the_next() -> None:
+    question = (
+        "How do I load an extension from C? Also loading seems switched off by default - how "
+        "do I turn it on safely?"
+    )
+    assert HeuristicDecomposer().decompose(question) == [
+        "How do I load an extension from C?",
+        "Loading seems switched off by default - how do I turn it on safely?",
+    ]
+
+
+def test_each_action_of_a_list_is_one_ask() -> None:
+    # the "and" inside the first action is not split further
+    question = (
+        "How do I print an object's type and size, compute a file's hash, and create a tag "
+        "by hand?"
+    )
+    assert HeuristicDecomposer().decompose(question) == [
+        "How do I print an object's type and size?",
+        "How do I compute a file's hash?",
+        "How do I create a tag by hand?",
+    ]
