@@ -224,7 +224,7 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
             j += 1
         if verb_at(toks, j):
             seps.append((k, start))
-        elif "also" in cues and not seps and not toks[j][3] & (B | P) and j < n - 1:
+        elif "also" in cues and not seps and j < n - 1 and not toks[j][3] & (B | P):
             seps.append((k, start))  # ", and also smart HTTP": a second object
             objects = True
             break

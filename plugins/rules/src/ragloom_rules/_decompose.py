@@ -603,7 +603,7 @@ def _local_antecedent(clause: _Clause) -> bool:
         if flags & REF:
             return inner and (plural if low in ("they", "them", "their") else noun)
         nxt = toks[j + 1][0] if j + 1 < len(toks) else ""
-        opens = low in lx.SUBORDINATORS or low in ("before", "after", "until", "since")
+        opens = low in lx.SUBORDINATE_OPENERS
         if noun and (opens or (flags & PREP and nxt.endswith("ing"))):
             inner = True
         elif flags & N or not flags & (B | D | P | V | AUX | PRON | T | WH):
@@ -620,6 +620,17 @@ def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:
     out: list[_Clause] = []
     for clause in clauses:
         prev = out[-1] if out else None
+        scene = tokenize(clause.prefix) if clause.prefix else []
+        if prev is not None and scene and needs_resolution(scene):
+            # "Also it seems switched off - how do I turn it on?": the scene itself refers
+            # back; what to is not read: the questions stay together
+            body = text[prev.start : clause.end]
+            out[-1] = _Clause(
+                body, tokenize(body), prev.start, clause.end, prev.kind,
+                prev.asks or clause.asks, prev.new_topic, merged=True, prefix=prev.prefix,
+                ask=True,
+            )
+            continue
         if (
             prev is not None
             and not _local_antecedent(clause)

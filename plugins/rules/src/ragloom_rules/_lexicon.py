@@ -185,6 +185,11 @@ SUBORDINATORS = words(
     "so because if when whenever while once unless although though whether until where how "
     "what which who why"
 )
+#: Words that open a clause inside a question whose pronouns may stand for a noun of that
+#: question ("... a live database while others keep writing to it", "without importing them").
+SUBORDINATE_OPENERS = words(
+    "while when whenever so because before after once if until unless without"
+)
 #: Pairs of inverse actions: "enable and disable Apache modules", "dump and restore a
 #: database" are one task on one thing (a prefix also makes one: "mount" / "unmount",
 #: "enable" / "re-enable", "compress" / "decompress").

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ._lexicon import VERBS
+from ._lexicon import SUBORDINATE_OPENERS, VERBS
 
 __all__ = ["FUNCTION_WORDS", "content_words", "decomposition_violations"]
 
@@ -149,9 +149,7 @@ _CLAUSE_OPENERS = _set(
 #: Words that open a clause inside a clause ("... while other connections keep writing to
 #: it", "... without importing them"): a pronoun there may stand for a word of the clause it
 #: hangs on.
-_SUBORDINATE_OPENERS = _set(
-    "while when whenever so because before after once if until unless without"
-)
+_SUBORDINATE_OPENERS = SUBORDINATE_OPENERS
 
 
 def _clause_start(words: list[str], marks: list[bool], p: int, inner: bool = True) -> int:
