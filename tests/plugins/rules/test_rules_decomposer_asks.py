@@ -30,6 +30,23 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Upgrading the cluster from 1.27 to 1.28 — how do I roll back a node?",
         ],
     ),
+    # -- an introduction before a comma scopes over the questions of its sentence (the
+    # issue's example)
+    (
+        "For money calculations, how do I avoid float rounding errors and round to cents, and "
+        "how do I keep a value like 1/3 exact?",
+        [
+            "For money calculations, how do I avoid float rounding errors and round to cents?",
+            "For money calculations, how do I keep a value like 1/3 exact?",
+        ],
+    ),
+    (
+        "When I delete rows, why doesn't the file shrink, and how do I reclaim the space?",
+        [
+            "When I delete rows, why doesn't the file shrink?",
+            "When I delete rows, how do I reclaim the space?",
+        ],
+    ),
     # -- a situation before the asks sets the scene of each
     (
         "My laptop battery drains fast. How do I check which apps use power, and how do I "
@@ -40,17 +57,24 @@ SPLITS: list[tuple[str, list[str]]] = [
         ],
     ),
     (
-        "My build server runs out of disk. How do I find which images take space, then delete "
-        "the old ones?",
+        "My build server runs out of disk. How do I find which images take space, then prune "
+        "the build cache?",
         [
             "My build server runs out of disk. How do I find which images take space?",
-            "My build server runs out of disk. How do I delete the old ones?",
+            "My build server runs out of disk. How do I prune the build cache?",
         ],
     ),
     # -- "also" after a situation: the situation is an ask of its own (the example)
     (
         "My repo is huge and clones are slow; also how do I find large files?",
         ["My repo is huge and clones are slow", "How do I find large files?"],
+    ),
+    (
+        "Our nightly backup takes hours; also how do I restore just one table from it?",
+        [
+            "Our nightly backup takes hours",
+            "How do I restore just one table from our nightly backup?",
+        ],
     ),
     (
         "Our cron jobs should send mail on failure; separately, how do I silence the ones "
@@ -98,6 +122,16 @@ SPLITS: list[tuple[str, list[str]]] = [
             "For a health check: which plugins are loaded?",
         ],
     ),
+    # a pronoun of a later action stands for what the first one acts on
+    (
+        "How do I create a role with a password, grant it read access to one schema, and make "
+        "it the owner of a table?",
+        [
+            "How do I create a role with a password?",
+            "How do I grant a role read access to one schema?",
+            "How do I make a role the owner of a table?",
+        ],
+    ),
     # -- "in one script: A, B and C"
     (
         "In one script: list the tables, count the rows and dump the schema.",
@@ -136,6 +170,18 @@ SPLITS: list[tuple[str, list[str]]] = [
         ["Postgres for analytics", "MySQL for analytics", "Postgres vs MySQL for analytics?"],
     ),
     (
+        "Window functions vs GROUP BY: when should I use each for running totals?",
+        [
+            "When should I use Window functions for running totals?",
+            "When should I use GROUP BY for running totals?",
+        ],
+    ),
+    (
+        # "which one should I store them in" gives no phrase of an item: the items alone
+        "JSONB vs JSON: which one should I store API payloads in?",
+        ["JSONB", "JSON", "JSONB vs JSON: which one should I store API payloads in?"],
+    ),
+    (
         "rsync vs scp: when would I use each to copy a directory?",
         [
             "when would I use rsync to copy a directory?",
@@ -170,6 +216,7 @@ SPLITS: list[tuple[str, list[str]]] = [
 WHOLE = [
     # the examples
     "How do I grant SELECT and INSERT on a table to a role?",
+    "How do I revoke CONNECT and TEMP privileges from PUBLIC?",
     "What's the easiest way to delete a directory and everything in it?",
     "How do I dump and restore a database?",
     # a comparison named by a word asks for one relation
@@ -198,6 +245,7 @@ WHOLE = [
     "Which companies and products use Redis?",
     # a later question refers to what the first one asks for
     "What files make up a wheel, and what does each one contain?",
+    "How do I list all indexes on a table and drop the unused ones?",
     "Who maintains the project, and how much say does that person have?",
     # a second predicate of one subject, not a question
     "Find which of my branches are merged and can safely be deleted",

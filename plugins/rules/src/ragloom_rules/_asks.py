@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 
 from . import _lexicon as lx
-from ._tokens import AUX, NUM, PREP, PRON, REF, WH, B, D, N, P, Token, V
+from ._references import _object, resolve
+from ._tokens import AUX, NUM, PREP, PRON, REF, WH, B, D, N, P, Token, V, tokenize
 
 __all__ = ["ask_list", "frame_end", "one_action", "verb_at"]
 
@@ -161,11 +162,13 @@ def _unresolved_reference(toks: list[Token], a: int, b: int) -> bool:
     action names: "and have that host accept them" refers to the first action."""
     for j in range(a, b):
         low = toks[j][0]
+        if low == "ones" or (low == "one" and j > a and not toks[j - 1][3] & (B | NUM)):
+            return True  # "drop the unused ones": ones of what the first action names
         if not toks[j][3] & REF or low in ("he", "him", "his", "she", "her"):
             continue
         plural = low in ("they", "them", "their")
         named = False
-        for k in range(a, j):
+        for k in range(a + 1, j):  # the action's verb names nothing
             word, _, _, flags = toks[k]
             if flags & (B | D | P | V | AUX) and not flags & N:
                 continue
@@ -250,7 +253,18 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
             v += 1
         if _words(toks, a, b) < 2 or v + 1 >= b or toks[v + 1][3] & P:
             return None  # "add, temporarily disable, and re-enable a user": one task
-    if any(_unresolved_reference(toks, a, b) for a, b in items[1:]):
-        return None
     frame = text[: toks[begin][1]]
-    return [frame + text[toks[a][1] : toks[b - 1][2]] for a, b in items]
+    out = [text[toks[a][1] : toks[b - 1][2]] for a, b in items]
+    if any(_unresolved_reference(toks, a, b) for a, b in items[1:]):
+        # "create a role ..., grant it read access": "it" is what the first action made
+        span = None if objects else _object(toks, f)
+        if span is None:
+            return None
+        named = text[toks[span[0]][1] : toks[span[1] - 1][2]]
+        for k, (a, b) in enumerate(items[1:], start=1):
+            if _unresolved_reference(toks, a, b):
+                resolved = resolve(out[k], tokenize(out[k]), named, [])
+                if resolved is None:
+                    return None
+                out[k] = resolved
+    return [frame + item for item in out]

@@ -111,7 +111,14 @@ def _which_tail(which_part: str) -> str:
     tail = _WHICH_HEAD.sub("", which_part.strip(), count=1)
     tail = _COPULA.sub("", tail, count=1)
     tail = _MODAL_SUBJECT_VERB.sub("", tail, count=1)
-    return tail.strip(" ?!.:,;")
+    tail = tail.strip(" ?!.:,;")
+    last = tail.rsplit(" ", 1)[-1].lower()
+    if last in _STRANDED:
+        return ""  # "which one should I store API payloads in": no phrase of an item
+    return tail
+
+
+_STRANDED = frozenset(("in", "on", "for", "with", "to", "from", "at", "of", "by", "into"))
 
 
 def _which_form(text: str, toks: list[Token]) -> list[str] | None:
@@ -123,14 +130,14 @@ def _which_form(text: str, toks: list[Token]) -> list[str] | None:
                 items = _items_between(text, toks, d + 1, n)
                 if items:
                     tail = _which_tail(text[: toks[d][1]])
-                    return [f"{item} {tail}" for item in items]
+                    return [f"{item} {tail}".strip() for item in items]
         return None
     for d in range(1, n - 1):
         if toks[d][0] in (":", ",", "-") and toks[d + 1][0] in ("which", "what", "what's"):
             items = _items_between(text, toks, 0, d)
             if items:
                 tail = _which_tail(text[toks[d + 1][1] :])
-                return [f"{item} {tail}" for item in items]
+                return [f"{item} {tail}".strip() for item in items]
             return None
     return None
 

@@ -731,8 +731,8 @@ _CAUSATIVE = lx.words("make makes making let lets")
 def _literal(text: str, toks: list[Token], a: int, b: int) -> bool:
     """Whether ``toks[a:b]`` is a literal of code: a keyword in capitals ("SELECT"), a call
     ("assert()"), an option ("-x"), a name with an underscore ("dense_rank")."""
-    if b - a != 1:
-        return False
+    if b - a != 1 and not all(not toks[j][3] & (N | B | D | P) for j in range(a + 1, b)):
+        return False  # a keyword and a head noun ("TEMP privileges") is one too
     raw = text[toks[a][1] : toks[a][2]]
     if raw.startswith("-") or "_" in raw or raw.endswith(")"):
         return True
@@ -766,6 +766,9 @@ def one_ask(text: str, toks: list[Token], items: list[Span]) -> bool:
     for j in range(last[0], n):
         if toks[j][3] & REF and not (toks[j][0] == "it" and _pleonastic_it(toks, j)):
             return True
+    for a, b in items[1:]:
+        if any(toks[j][0] in ("one", "ones") and not toks[j - 1][3] & NUM for j in range(a + 1, b)):
+            return True  # "list all indexes and drop the unused ones": ones of the first
     if all(b - a == 1 and _participle(toks[a][0]) for a, b in items):
         return True
     ends = [toks[b - 1][0] for a, b in items]

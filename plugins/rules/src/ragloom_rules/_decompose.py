@@ -386,13 +386,19 @@ def _kind(text: str, toks: list[Token]) -> str:
     return STATEMENT if _has_predicate(toks) else PHRASE
 
 
+def _opens_intro(toks: list[Token]) -> bool:
+    """Whether the clause opens with "When I ...", "If ...": an introduction, not a question
+    ("When does it run?" is one)."""
+    return toks[0][0] in _INTRO_WH and len(toks) > 1 and not toks[1][3] & AUX
+
+
 def _body_start(toks: list[Token]) -> int:
     """Index of the first word after an introduction: a time phrase ("Since 2020, ...") or a
     phrase that ends at a comma before a question ("On the receiving side, how do I ...")."""
     n = len(toks)
     if n > 2 and toks[0][3] & T and toks[1][0] == ",":
         return 2
-    if not toks or toks[0][3] & (WH | AUX):
+    if not toks or (toks[0][3] & (WH | AUX) and not _opens_intro(toks)):
         return 0
     for k in range(1, min(n - 1, 14)):
         low = toks[k][0]
@@ -433,6 +439,7 @@ def _read(text: str) -> list[_Clause] | None:
             parts = _clauses(sentence_toks, len(rest))
         base = s_start + lead
         intro = ""
+        timed = False
         request: re.Match[str] | None = None
         for k, (c_start, c_end, cues, situation) in enumerate(parts):
             c_start, c_end = _trim(rest, c_start, c_end)
@@ -447,7 +454,14 @@ def _read(text: str) -> list[_Clause] | None:
                 continue
             if k == 0 and len(toks) > 2 and toks[0][3] & T and toks[1][0] == ",":
                 intro = body_text[: toks[2][1]]  # "Since 2020, ": it scopes over the sentence
-            elif k > 0 and intro and not any(t[3] & T for t in toks):
+                timed = True
+            elif k == 0 and colon is None and _body_start(toks) > 0:
+                # "For money calculations, how do I A, and how do I B?": the introduction
+                # scopes over the questions of its sentence
+                intro, timed = body_text[: toks[_body_start(toks)][1]], False
+            elif k > 0 and intro and not any(t[3] & T for t in toks) and (
+                timed or (toks[0][3] & (WH | AUX) and _body_start(toks) == 0)
+            ):
                 body_text = intro + body_text
                 toks = tokenize(body_text)
             if k == 0:

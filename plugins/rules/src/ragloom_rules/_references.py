@@ -56,8 +56,9 @@ def _noun_phrase(toks: list[Token], start: int, *, predicate: bool) -> tuple[int
     while end < n and not toks[end][3] & B:
         flags = toks[end][3]
         word = toks[end][0]
-        if end > start and word.endswith("ly") and len(word) > 4 and not flags & (N | V | D):
-            break  # "the logs daily": an adverb ends the phrase
+        adverb = word.endswith("ly") and len(word) > 4 and not flags & (N | V | D)
+        if end > start and adverb and not toks[end - 1][3] & D:
+            break  # "the logs daily": an adverb ends the phrase ("our nightly backup" aside)
         if (
             end > start
             and flags & V
@@ -156,12 +157,19 @@ def topic(text: str, toks: list[Token]) -> str | None:
         verb = _action(toks, i)
         if verb is not None:
             span = _object(toks, verb)
+        elif first[3] & D and not first[3] & B:
+            # a statement: what it is about ("Our nightly backup takes hours")
+            span = _noun_phrase(toks, i, predicate=False)
+            if span is not None and (span[1] >= n or not toks[span[1]][3] & V):
+                span = None
     if span is None:
         return None
     return _text(text, toks, *span)
 
 
 _REQUESTS = frozenset(("show", "tell", "explain", "teach", "describe"))
+#: Words that start a phrase and are capitalised only at the start of a sentence.
+_LEADS = frozenset(("the", "a", "an", "my", "our", "your", "their", "his", "her", "its", "this"))
 
 
 def _action(toks: list[Token], i: int) -> int | None:
@@ -301,7 +309,8 @@ def _kind(toks: list[Token], i: int) -> str | None:
             return None  # part of "either one", handled there
         if nxt is not None and nxt[0] == "of":
             return None
-        if (nxt is None or nxt[3] & (P | PREP)) and prev not in _NOT_ONE_BEFORE:
+        ends = nxt is None or nxt[3] & (P | PREP) or nxt[0] == "instead"
+        if ends and prev not in _NOT_ONE_BEFORE:
             return "one"
         return None
     if low == "either":
@@ -418,7 +427,7 @@ def resolve(
                 replacement = _possessive(replacement)
         if start == 0 or text[:start].rstrip().endswith((".", "?", "!")):
             replacement = replacement[:1].upper() + replacement[1:]
-        elif replacement[:1].isupper() and replacement.split(" ", 1)[0].lower() == "the":
+        elif replacement[:1].isupper() and replacement.split(" ", 1)[0].lower() in _LEADS:
             replacement = replacement[:1].lower() + replacement[1:]
         out.append(text[last:start])
         out.append(replacement)

@@ -126,6 +126,10 @@ def tokenize(text: str) -> list[Token]:
         flags = get(low, 0)
         if flags & PRON and len(raw) > 1 and raw.isupper():
             flags = N  # "the US", "IT support": a name, not a pronoun
+        elif flags & PREP and len(raw) > 1 and raw.isupper() and tokens:
+            before = text[tokens[-1][1] : tokens[-1][2]]
+            if before.isupper() and len(before) > 1:
+                flags = N  # "GROUP BY", "INSERT INTO": a keyword, not a preposition
         if not flags and (low.endswith("'s") and len(low) > 2):
             base = get(low[:-2], 0)
             flags = D | POSS if not base & (B | AUX | D) else B | AUX | PRON
