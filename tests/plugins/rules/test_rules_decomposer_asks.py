@@ -182,6 +182,24 @@ SPLITS: list[tuple[str, list[str]]] = [
         ["JSONB", "JSON", "JSONB vs JSON: which one should I store API payloads in?"],
     ),
     (
+        # a version list shares its name
+        "Python 3.11 vs 3.12: what changed in the typing module?",
+        [
+            "Python 3.11 changed in the typing module",
+            "Python 3.12 changed in the typing module",
+            "Python 3.11 vs 3.12: what changed in the typing module?",
+        ],
+    ),
+    (
+        # "its" is not one side of the choice before it: the scene names it
+        "I need to schedule a weekly job: should I use cron or a systemd timer, and how do I "
+        "log its output?",
+        [
+            "I need to schedule a weekly job: should I use cron or a systemd timer?",
+            "I need to schedule a weekly job: how do I log its output?",
+        ],
+    ),
+    (
         "rsync vs scp: when would I use each to copy a directory?",
         [
             "when would I use rsync to copy a directory?",
@@ -240,7 +258,8 @@ WHOLE = [
     "How do the SHARED and EXCLUSIVE locks work?",
     "Can the tool open JAR, DOCX or ODP files?",
     "How do I count the rows inserted, updated and deleted by a statement?",
-    # the things that do both
+    # the things that do both, one thing that is both
+    "How do I open a file for both reading and writing?",
     "Which clients can talk both SIP and XMPP?",
     "Which companies and products use Redis?",
     # a later question refers to what the first one asks for

@@ -121,6 +121,16 @@ def _which_tail(which_part: str) -> str:
 _STRANDED = frozenset(("in", "on", "for", "with", "to", "from", "at", "of", "by", "into"))
 
 
+def _named(items: list[str]) -> list[str]:
+    """Items of a version list with their name: "Python 3.11 vs 3.12" -> "Python 3.12"."""
+    head, _, number = items[0].rpartition(" ")
+    if not head or not number[:1].isdigit():
+        return items
+    return [
+        f"{head} {item}" if item[:1].isdigit() and " " not in item else item for item in items
+    ]
+
+
 def _which_form(text: str, toks: list[Token]) -> list[str] | None:
     """ "X or Y: which ..." and "which ..., X or Y" -> one "<item> <rest>" per item."""
     n = len(toks)
@@ -137,7 +147,7 @@ def _which_form(text: str, toks: list[Token]) -> list[str] | None:
             items = _items_between(text, toks, 0, d)
             if items:
                 tail = _which_tail(text[toks[d + 1][1] :])
-                return [f"{item} {tail}".strip() for item in items]
+                return [f"{item} {tail}".strip() for item in _named(items)]
             return None
     return None
 

@@ -804,6 +804,8 @@ def one_ask(text: str, toks: list[Token], items: list[Span]) -> bool:
     lead = toks[0]
     if first[0] > 0 and toks[first[0] - 1][0] == "both" and lead[0] in ("which", "what", "who"):
         return True
+    if first[0] > 1 and toks[first[0] - 1][0] == "both" and toks[first[0] - 2][3] & PREP:
+        return True  # "open a file for both reading and writing": one mode that is both
     # the word after the list is the clause's verb ("Do HTTP and HTTPS use ...?") unless a
     # verb follows it ("the SHARED and EXCLUSIVE locks work")
     verb_after = (

@@ -127,6 +127,7 @@ def topic(text: str, toks: list[Token]) -> str | None:
         j = i + 1
         if first[0] in ("who", "what") and j < n and toks[j][3] & V and not toks[j][3] & N:
             span = _object(toks, j)  # "Who painted the Mona Lisa"
+            span = None if span is None else _one_of(toks, span)
             return None if span is None else _text(text, toks, *span)
         quantity = False
         while j < n and toks[j][0] in _QUANTITY:
@@ -162,9 +163,17 @@ def topic(text: str, toks: list[Token]) -> str | None:
             span = _noun_phrase(toks, i, predicate=False)
             if span is not None and (span[1] >= n or not toks[span[1]][3] & V):
                 span = None
-    if span is None:
+    if span is None or _one_of(toks, span) is None:
         return None
     return _text(text, toks, *span)
+
+
+def _one_of(toks: list[Token], span: tuple[int, int]) -> tuple[int, int] | None:
+    """``span``, or ``None`` when it is one side of a choice ("should I use cron or a systemd
+    timer": a later "its" stands for neither alone)."""
+    if span[1] < len(toks) and toks[span[1]][0] == "or":
+        return None
+    return span
 
 
 _REQUESTS = frozenset(("show", "tell", "explain", "teach", "describe"))
