@@ -7,6 +7,12 @@ Each item's phrase is the clause with the comparison wording removed ("Compare r
 energy adoption in Germany vs France since 2020" -> "Renewable energy adoption in Germany
 since 2020"); the caller adds the comparison itself.
 
+Only things set side by side (:func:`juxtaposed`: "X vs Y", "X or Y: which ...", "which ...,
+X or Y?") are split by the decomposer; a comparison named by a word ("the difference between
+X and Y", "compare X and Y", "how do X and Y differ") asks for one relation and stays whole,
+its items still being what a later "which one" or "either" stands for. "X vs Y: when would I
+use each ...?" gives the question asked of each item (:func:`each_item`).
+
 The compared items are found like any list (:mod:`ragloom_rules._coordination`), except that
 their two sides are balanced: in "compare solar and wind power costs" the words after the
 last item are the shared head, and in "how do Git rebase and merge differ" the name before the

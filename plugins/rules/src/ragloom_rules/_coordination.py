@@ -31,6 +31,10 @@ wind power": is "power" shared?), an adjective that may describe both items ("ha
 pasta & pizza"), a verb phrase that may be an object ("change my password and enable
 two-step verification"). Statements and commands get stricter checks than questions: only
 short, parallel noun phrases at the end of the clause split.
+
+:func:`one_ask` tells, once the items are found, whether the list is part of one ask ("grant
+SELECT and INSERT on a table", "dump and restore a database", "so people can clone and
+push", "in a single command", ...): then the decomposer keeps the question whole.
 """
 
 from __future__ import annotations

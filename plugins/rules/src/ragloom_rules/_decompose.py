@@ -1,41 +1,60 @@
-"""Rule-based query decomposition: separate questions, enumerations and comparisons.
+"""Rule-based query decomposition: the asks of a message, however they are phrased.
 
-Pure Python, no ragloom core, no model; deterministic and fast (tens of microseconds a
-query): regular expressions are compiled once, at import.
+Pure Python, no ragloom core, no model; deterministic and fast (about a tenth of a
+millisecond a query): regular expressions are compiled once, at import.
 
 How a message is read, in order:
 
 1. **Sentences and clauses.** The message is cut into sentences (after "?" and "!", after "."
-   when a new sentence starts), a greeting ("Hi,") and a closing "Thanks!" are dropped, and
-   each sentence is cut into clauses at ";" and at "and" / "but" / "plus" / ", also" when a
-   new question starts after it ("What is X and how does Y work?"). A clause is a question
-   (it starts with a question word or an auxiliary, or ends the sentence's "?"), a request
-   ("Tell me about ...", "Compare ...", a bare search phrase), or a statement.
-2. **What is asked and what is context.** Statements before the first question set the scene:
-   they are kept in front of each sub-query of the questions that follow ("I live in Canada.
-   Can I pay with PayPal?"), unless the question opens a new topic ("Also, ..."), in which
-   case the statement is a sub-query of its own. A message whose statements come after or
-   between its questions is kept whole. A sentence-initial time phrase ("Since 2020, ...")
-   belongs to every clause of its sentence.
+   when a new sentence starts), a greeting ("Hi,") and a closing "Thanks!" are dropped. A
+   preamble before a colon ("For a release script: ...") is a clause of its own. Each
+   sentence is cut into clauses at ";"; at "and" / "but" / "plus" / "then" / ", also" /
+   ", then" / "and afterwards" when a new question starts after it, maybe after an
+   introduction ("What is X and how does Y work?", "..., and once I install it, what ...");
+   at "and" before a new request ("... and explain how to test it"); at a comma before a
+   question of a list of questions ("which version ..., was it built threadsafe, and ...");
+   and at a dash after a situation ("I'm sick of X - how do I ...?"). A clause is a question
+   (it starts with a question word or an auxiliary, maybe after an introduction, or ends the
+   sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ..."),
+   a phrase (words without a verb: a search), a statement, or a preamble.
+2. **What is asked and what is the scene.** Preambles and statements before the first ask set
+   the scene: they are kept in front of each sub-query of the asks that follow ("I live in
+   Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...",
+   "separately") or follows with "then", in which case the statements are a sub-query of
+   their own (a preamble still sets the scene). A phrase that ends with a period before a
+   question is a scene too ("My laptop battery drains fast."). A statement between two asks
+   sets the scene of the ask after it; a statement after the last ask keeps the message
+   whole. An introduction before a comma ("Since 2020, ...", "For money calculations, ...")
+   belongs to every question of its sentence, "Show me" to every "how to ..." of it.
 3. **References.** A later question that refers to an earlier one gets the reference
    replaced ("What is Docker and how does it work?" -> "How does Docker work?"; "its" ->
    "Docker's"; "one" -> "a race condition"; "which one" -> "which of A and B"); see
-   :mod:`ragloom_rules._references`. When what a reference stands for cannot be told, the
-   two questions stay together.
-4. **Within each question**: a comparison ("X vs Y", "difference between X and Y", ...; see
-   :mod:`ragloom_rules._comparison`) gives one search phrase per item and then the comparison;
-   otherwise an enumeration with a shared frame gives one sub-query per item ("effects of
-   caffeine on sleep, memory, and mood"); see :mod:`ragloom_rules._coordination` for how the
-   items are delimited and when a list is left alone (relations such as "disagree" or
-   "between X and Y", a pronoun inside an item, a relative clause, the subject of a
-   statement). Nested lists multiply ("causes and effects of inflation and unemployment").
+   :mod:`ragloom_rules._references`. A pronoun named by the question itself ("... while
+   others keep writing to it", "Then, once my VFS is registered, how do I look it up?") or
+   by a scene that says something ("sshd refuses to start ... once it's running") is left
+   as it is. When what a reference stands for cannot be told, the two questions stay
+   together.
+4. **Within each ask**: "X vs Y: when would I use each ...?" gives the question asked of each
+   item; things set side by side ("X vs Y", "X or Y: which ...") give one search phrase per
+   item and then the comparison; a comparison named by a word ("the difference between X
+   and Y", "compare X and Y") is one ask and stays whole (see
+   :mod:`ragloom_rules._comparison`). A list of actions under one frame ("How do I A, B, and
+   C?", "Set X, then use Y") gives one sub-query per action with the frame in front (see
+   :mod:`ragloom_rules._asks`). Otherwise an enumeration with a shared frame gives one
+   sub-query per item ("effects of caffeine on sleep, memory, and mood"); see
+   :mod:`ragloom_rules._coordination` for how the items are delimited and when a list is
+   part of one ask and left alone (relations such as "disagree" or "between X and Y", a
+   pronoun, a clause inside the clause, actions that undo each other, values in capitals,
+   "in a single command", ...). Nested lists multiply ("causes and effects of inflation and
+   unemployment").
 
 Sub-queries are the user's words put back together (a resolved reference brings words of the
-question itself): spacing normalised, the first letter capitalised when the query's was, a
-"?" when the question asked one (comparison items are search phrases without one). Duplicates
-are dropped. At most ``max_sub_queries`` are returned: a comparison that must be cut keeps its
-comparison query; a cut that would drop a word of the question falls back to one sub-query per
-question, then to the whole query, because a missed split costs less than a lost item.
+question itself): spacing normalised, the first letter capitalised when the query's was (or
+after a scene that ends a sentence), a "?" when the question asked one (comparison items are
+search phrases without one). Duplicates are dropped. At most ``max_sub_queries`` are
+returned: a comparison that must be cut keeps its comparison query; a cut that would drop a
+word of the question falls back to one sub-query per question, then to the whole query,
+because a missed split costs less than a lost item.
 
 A query whose :func:`~ragloom.signals.complexity` is 1 (no comparison or conjunction
 word, no list punctuation, ten words or fewer) and that holds a single sentence is returned

@@ -13,18 +13,23 @@ __all__ = ["HeuristicDecomposer"]
 
 
 class HeuristicDecomposer(QueryTransformer):
-    """Splits comparisons, separate questions and enumerations into sub-queries; no model.
+    """Splits a compound question into its asks, however it is phrased; no model.
 
-    "Compare renewable energy adoption in Germany vs France since 2020" gives
-    ``["Renewable energy adoption in Germany since 2020", "Renewable energy adoption in France
-    since 2020", "Compare renewable energy adoption in Germany vs France since 2020"]``;
+    "For a release script: how do I create a signed tag, and how does the build server verify
+    it?" gives ``["For a release script: how do I create a signed tag?", "For a release
+    script: how does the build server verify a signed tag?"]``; "How do I rebase a branch,
+    squash commits, and push the result?" one sub-query per action with "How do I" in front;
     "What is Docker and how does it work?" gives ``["What is Docker?", "How does Docker
-    work?"]``; a single-intent question is returned whole (``[query.strip()]``), a blank one
-    as ``[]``. Sub-queries are made of the question's own words: none is invented, none is
-    lost, no reference is left dangling (see :func:`ragloom_rules.decomposition_violations`),
-    and a question whose structure the rules cannot settle stays whole. The rules are
-    described in :mod:`ragloom_rules._decompose`. Deterministic, pure Python, tens of
-    microseconds a query.
+    work?"]``; "Compare renewable energy adoption in Germany vs France since 2020" gives
+    ``["Renewable energy adoption in Germany since 2020", "Renewable energy adoption in France
+    since 2020", "Compare renewable energy adoption in Germany vs France since 2020"]``. One
+    ask is returned whole (``[query.strip()]``): "What is the difference between TCP and
+    UDP?", "How do I grant SELECT and INSERT on a table to a role?", "How do I dump and
+    restore a database?"; a blank query gives ``[]``. Sub-queries are made of the question's
+    own words: none is invented, none is lost, no reference is left dangling (see
+    :func:`ragloom_rules.decomposition_violations`), and a question whose structure the rules
+    cannot settle stays whole. The rules are described in :mod:`ragloom_rules._decompose`.
+    Deterministic, pure Python, about a tenth of a millisecond a query.
 
     Args:
         max_sub_queries: at most this many sub-queries are returned (a comparison that must be
