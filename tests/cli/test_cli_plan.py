@@ -70,7 +70,7 @@ def test_plan_with_a_routes_file(cli) -> None:
 
 
 def test_plan_with_config_and_run_on_query_pipeline(cli) -> None:
-    question = "Compare the recursive and markdown chunkers"
+    question = "The recursive chunker vs the markdown chunker"
     by_plan = cli("plan", "--config", PIPELINES / "plan-rules.toml", question, "--json")
     by_run = cli("run", PIPELINES / "plan-rules.toml", question, "--json")
     assert by_plan.returncode == by_run.returncode == 0
