@@ -28,10 +28,10 @@ a shared machine) and wall seconds.
 No peer library decomposes or routes queries without a model, so the router is compared
 with the baseline a user would write by hand, measured in the same run: one whole-word
 ``re.search`` per keyword per route (same keywords, same whole-word semantics, no index).
-If the CLINC150 utterances are in ../shared/data (or $RAGLOOM_SHARED_DATA), real user
-queries are planned too, and ragloom-semantic's out-of-scope calibration is measured on
-them (see ``bench_semantic.calibration_rows``). Each figure is the best of ``--repeat`` runs
-(the machine is shared). Targets: >= 5,000 questions/s for the decomposer and end to end on
+CLINC150's utterances (``tests/data/clinc150``), real user queries, are planned too, and
+ragloom-semantic's out-of-scope calibration is measured on them (see
+``bench_semantic.calibration_rows``). Each figure is the best of ``--repeat`` runs (the
+machine is shared). Targets: >= 5,000 questions/s for the decomposer and end to end on
 one core; 0 invariant violations and >= 90% exact splits on the labelled set.
 """
 
@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
 import sys
@@ -61,6 +60,7 @@ from ragloom_rules import (
 
 REPO = Path(__file__).resolve().parents[1]
 LABELLED = REPO / "tests" / "plugins" / "rules" / "decomposition_set.yaml"
+TEST_DATA = REPO / "tests" / "data"  # CLINC150 (tests/data/clinc150, CC BY 3.0)
 TARGET_QPS, TARGET_EXACT = 5_000, 0.90
 
 PRODUCTS = ["the Pro plan", "the Max plan", "the Mini model", "the Lite edition", "the X200"]
@@ -124,15 +124,8 @@ def questions(n: int, seed: int = 0) -> list[str]:
     return [rng.choice(TEMPLATES)(rng) for _ in range(n)]
 
 
-def shared_data() -> Path:
-    env = os.environ.get("RAGLOOM_SHARED_DATA")
-    return Path(env) if env else REPO.parent / "shared" / "data"
-
-
-def clinc_utterances() -> list[str] | None:
-    path = shared_data() / "clinc150" / "train_val.json"
-    if not path.is_file():
-        return None
+def clinc_utterances() -> list[str]:
+    path = TEST_DATA / "clinc150" / "train_val.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     return [u for split in ("train", "val") for u, _ in data[split]]
 
@@ -314,9 +307,6 @@ def main() -> None:
         print(f"wall clock on this (shared) machine, end to end: "
               f"{generated['e2e_qps_wall']:,.0f}/s")
     clinc = clinc_utterances()
-    if clinc is None:
-        print("\nCLINC150 not found (../shared/data/clinc150): real-query runs skipped")
-        return
     if "throughput" not in args.skip:
         measure("CLINC150 train+val utterances (real user queries)", clinc[: args.n], args.repeat)
     if "semantic" in args.skip:
@@ -329,7 +319,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_semantic import Clinc, print_calibration
 
-    print_calibration(Clinc(shared_data()))
+    print_calibration(Clinc(TEST_DATA))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ Peers are installed for the benchmark only:
     pip install scikit-learn chonkie
     python benchmarks/bench_semantic.py [--min-bytes 8000000] [--peer-bytes 2000000]
 
-Data: CLINC150 (``../shared/data/clinc150``, CC BY 3.0; or $RAGLOOM_SHARED_DATA). Routes are
+Data: CLINC150 (``tests/data/clinc150``, CC BY 3.0). Routes are
 built from the train split, numbers are reported on the validation split:
 
 - intent accuracy (150 routes), domain accuracy (10 routes, each the union of its intents);
@@ -48,15 +48,9 @@ import numpy as np  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
+TEST_DATA = REPO / "tests" / "data"  # CLINC150 in tests/data/clinc150 (CC BY 3.0)
+
 TARGET_INTENT, TARGET_DOMAIN, TARGET_QPS, TARGET_MBPS = 0.92, 0.96, 20_000, 2.0
-
-
-def shared_data() -> Path:
-    env = os.environ.get("RAGLOOM_SHARED_DATA")
-    path = Path(env) if env else REPO.parent / "shared" / "data"
-    if not (path / "clinc150" / "train_val.json").is_file():
-        sys.exit(f"CLINC150 not found under {path} (set RAGLOOM_SHARED_DATA)")
-    return path
 
 
 def pin_one_core() -> str:
@@ -435,7 +429,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"# ragloom-semantic benchmark ({pin_one_core()}, load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    clinc = Clinc(shared_data())
+    clinc = Clinc(TEST_DATA)
 
     if "clinc" not in args.skip:
         print("\n## CLINC150 validation: routes from train\n")

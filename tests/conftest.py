@@ -17,10 +17,3 @@ os.environ["RAGLOOM_CACHE_MODE"] = "always"
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     """Every async test runs on both backends anyio supports."""
     return str(request.param)
-
-
-def shared_data() -> Path | None:
-    """``../shared/data`` beside the checkout (or $RAGLOOM_SHARED_DATA), if present."""
-    env = os.environ.get("RAGLOOM_SHARED_DATA")
-    path = Path(env) if env else REPO.parent / "shared" / "data"
-    return path if path.is_dir() else None

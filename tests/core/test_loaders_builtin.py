@@ -31,7 +31,7 @@ from ragloom.models import Document
 from ragloom.testing import LoaderContract
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from support.real_files import installed_files, shared_data, stdlib, stdlib_file  # noqa: E402
+from support.real_files import TEST_DATA, installed_files, stdlib, stdlib_file  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -152,13 +152,9 @@ class TestJsonLoaderContract(LoaderContract):
 
     @pytest.fixture
     def samples(self) -> list[SourceFile]:
-        docling = []
-        data = shared_data()
-        if data is not None:
-            docling = sorted((data / "docling").glob("*.json"))[:2]
         return real_sources(
             installed_files(".json", limit=3),
-            *docling,
+            *sorted((TEST_DATA / "docling").glob("*.json"))[:2],
             SAMPLE_DOCS / "architecture-overview.json",
         )
 

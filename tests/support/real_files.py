@@ -2,7 +2,8 @@
 
 They come from where a fresh machine with only Python and pip has them (the standard library,
 the installed distributions) or, when present, from Debian packages (``/usr/share/doc``).
-Callers skip, naming what is missing, when a machine has none.
+Callers skip, naming what is missing, when a machine has none. Third-party data that no
+machine has (real Docling documents, CLINC150) is carried in ``tests/data`` (``TEST_DATA``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ import os
 import sysconfig
 from pathlib import Path
 
-__all__ = ["debian_docs", "installed_files", "shared_data", "stdlib", "stdlib_file"]
+__all__ = ["TEST_DATA", "debian_docs", "installed_files", "stdlib", "stdlib_file"]
 
 _SKIP_PARTS = ("ragloom", "__pycache__")
+
+#: Third-party data the repository carries for its tests (source and licence beside each folder).
+TEST_DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def stdlib() -> Path:
@@ -72,11 +76,3 @@ def debian_docs(pattern: str) -> list[Path]:
     """Files under ``/usr/share/doc`` matching ``pattern`` (absent on most fresh machines)."""
     root = Path("/usr/share/doc")
     return sorted(root.glob(pattern)) if root.is_dir() else []
-
-
-def shared_data() -> Path | None:
-    """The project's shared third-party data (``$RAGLOOM_SHARED_DATA``, else ``shared/data``
-    beside the checkout), if present."""
-    env = os.environ.get("RAGLOOM_SHARED_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "data"
-    return path if path.is_dir() else None

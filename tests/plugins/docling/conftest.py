@@ -1,9 +1,8 @@
-"""Fixtures for ragloom-docling: documents built with docling-core, the shared real documents,
-and the contract every Docling chunk keeps (``check_pieces``)."""
+"""Fixtures for ragloom-docling: documents built with docling-core, real documents carried in
+``tests/data/docling``, and the contract every Docling chunk keeps (``check_pieces``)."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -32,42 +31,39 @@ from docling_core.types.doc import (  # noqa: E402
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-TOKENIZER_RELPATH = Path("models") / "m2v-minilm-256" / "tokenizer.json"
+#: Real serialized DoclingDocuments from docling-core's test data (MIT; see its README.md).
+DOCLING_DATA = REPO_ROOT / "tests" / "data" / "docling"
 REAL_DOCUMENTS = ("2106.09680v1.json", "ddoc_0.json", "hierarchized.json")
 
 
-def shared_data_dir() -> Path:
-    """``$RAGLOOM_SHARED_DATA``, else ``../shared/data`` beside the checkout."""
-    env = os.environ.get("RAGLOOM_SHARED_DATA")
-    return Path(env) if env else REPO_ROOT.parent / "shared" / "data"
-
-
-def _shared_file(relpath: Path | str) -> Path:
-    path = shared_data_dir() / relpath
-    if not path.is_file():
-        pytest.skip(
-            f"shared data file {path} is absent (set RAGLOOM_SHARED_DATA or put the shared data "
-            "folder beside the checkout)"
-        )
+def _data_file(relpath: Path | str) -> Path:
+    path = DOCLING_DATA / relpath
+    assert path.is_file(), f"{path} is part of the repository's test data"
     return path
 
 
 @pytest.fixture
-def shared_file() -> Callable[[str], Path]:
-    """Locate a file of the shared data folder, skipping the test when it is absent."""
-    return _shared_file
+def docling_file() -> Callable[[str], Path]:
+    """Locate a real document of ``tests/data/docling`` by its file name."""
+    return _data_file
 
 
 @pytest.fixture(params=REAL_DOCUMENTS)
 def real_document_json(request: pytest.FixtureRequest) -> str:
     """A real serialized DoclingDocument (docling-core's test data, MIT licence)."""
-    return _shared_file(Path("docling") / request.param).read_text(encoding="utf-8")
+    return _data_file(request.param).read_text(encoding="utf-8")
 
 
 @pytest.fixture
 def tokenizer_path() -> str:
-    """A local BERT WordPiece tokenizer.json (all-MiniLM-L6-v2's vocabulary)."""
-    return str(_shared_file(TOKENIZER_RELPATH))
+    """A local BERT WordPiece tokenizer.json (all-MiniLM-L6-v2's vocabulary): the one of the
+    embedding model that ragloom-semantic ships."""
+    semantic = pytest.importorskip(
+        "ragloom_semantic", reason="the tokenizer is the one ragloom-semantic ships"
+    )
+    path = semantic.bundled_model_path() / "tokenizer.json"
+    assert path.is_file(), f"ragloom-semantic ships {path}"
+    return str(path)
 
 
 # -- documents built with docling-core's API ------------------------------------------------

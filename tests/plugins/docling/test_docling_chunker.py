@@ -76,9 +76,9 @@ async def test_contextualize_false_gives_plain_element_text(report: DoclingDocum
 
 
 async def test_token_limited_chunks(
-    tokenizer_path: str, shared_file: Callable[[str], Path], check: Callable[..., None]
+    tokenizer_path: str, docling_file: Callable[[str], Path], check: Callable[..., None]
 ) -> None:
-    raw = shared_file("docling/2106.09680v1.json").read_text(encoding="utf-8")
+    raw = docling_file("2106.09680v1.json").read_text(encoding="utf-8")
     chunker = DoclingChunker(max_tokens=128, tokenizer_path=tokenizer_path)
     result = await chunk(chunker, Document(id="paper", content=raw, content_format="docling"))
     assert not result.failed

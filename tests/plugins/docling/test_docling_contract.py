@@ -28,10 +28,10 @@ class TestDoclingChunkerContract(ChunkerContract):
         return DoclingChunker()
 
     @pytest.fixture(autouse=True)
-    def _documents(self, report: DoclingDocument, shared_file: Callable[[str], Path]) -> None:
+    def _documents(self, report: DoclingDocument, docling_file: Callable[[str], Path]) -> None:
         docs = [Document(id="report", content=report.model_dump_json(), content_format="docling")]
         try:
-            raw = shared_file("docling/ddoc_0.json").read_text(encoding="utf-8")
+            raw = docling_file("ddoc_0.json").read_text(encoding="utf-8")
             docs.append(Document(id="ddoc_0", content=raw, content_format="docling"))
         except pytest.skip.Exception:
             pass  # the built document alone still runs the kit

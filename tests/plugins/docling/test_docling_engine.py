@@ -103,9 +103,9 @@ def test_real_documents_keep_the_chunk_contract(
 
 
 def test_arxiv_paper_every_body_text_in_one_chunk_with_pages(
-    shared_file: Callable[[str], Any],
+    docling_file: Callable[[str], Any],
 ) -> None:
-    raw = shared_file("docling/2106.09680v1.json").read_text(encoding="utf-8")
+    raw = docling_file("2106.09680v1.json").read_text(encoding="utf-8")
     document = DoclingDocument.model_validate_json(raw)
     assert len(document.texts) == 415
     pieces = DoclingEngine(DoclingOptions()).split_json(raw)
@@ -118,8 +118,8 @@ def test_arxiv_paper_every_body_text_in_one_chunk_with_pages(
     assert any(p.text == "$$\\varepsilon$$" for p in pieces)
 
 
-def test_hierarchized_heading_paths(shared_file: Callable[[str], Any]) -> None:
-    raw = shared_file("docling/hierarchized.json").read_text(encoding="utf-8")
+def test_hierarchized_heading_paths(docling_file: Callable[[str], Any]) -> None:
+    raw = docling_file("hierarchized.json").read_text(encoding="utf-8")
     pieces = DoclingEngine(DoclingOptions()).split_json(raw)
     by_first_ref = {p.metadata["doc_items"][0]: p for p in pieces}
     assert by_first_ref["#/texts/1"].metadata["headings"] == ["Title"]
@@ -133,8 +133,8 @@ def test_hierarchized_heading_paths(shared_file: Callable[[str], Any]) -> None:
     assert "| *text in italic * **text in bold** |" in table.text  # a rich cell (inline group)
 
 
-def test_real_tables_are_markdown(shared_file: Callable[[str], Any]) -> None:
-    raw = shared_file("docling/ddoc_0.json").read_text(encoding="utf-8")
+def test_real_tables_are_markdown(docling_file: Callable[[str], Any]) -> None:
+    raw = docling_file("ddoc_0.json").read_text(encoding="utf-8")
     document = DoclingDocument.model_validate_json(raw)
     pieces = DoclingEngine(DoclingOptions(contextualize=False)).split_json(raw)
     tables = [p for p in pieces if any(r.startswith("#/tables/") for r in p.metadata["doc_items"])]

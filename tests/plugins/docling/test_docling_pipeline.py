@@ -53,10 +53,10 @@ def mixed_batch(report: DoclingDocument, extra_docling: list[tuple[str, str]]) -
     return docs
 
 
-def real_docling(shared_file: Callable[[str], Path]) -> list[tuple[str, str]]:
+def real_docling(docling_file: Callable[[str], Path]) -> list[tuple[str, str]]:
     try:
         names = ["2106.09680v1.json", "ddoc_0.json", "hierarchized.json"]
-        return [(n, shared_file(f"docling/{n}").read_text(encoding="utf-8")) for n in names]
+        return [(n, docling_file(n).read_text(encoding="utf-8")) for n in names]
     except pytest.skip.Exception:
         return []  # the built document still exercises the route
 
@@ -97,7 +97,7 @@ def check_routed_run(docs: list[Document], result: Any, check: Callable[..., Non
 
 
 async def test_spec_004_example_routes_a_mixed_batch(
-    report: DoclingDocument, shared_file: Callable[[str], Path], check: Callable[..., None]
+    report: DoclingDocument, docling_file: Callable[[str], Path], check: Callable[..., None]
 ) -> None:
     cache = MemoryCacheStore()
     chunker = (
@@ -105,7 +105,7 @@ async def test_spec_004_example_routes_a_mixed_batch(
         .route(ContentFormatFilter(include_formats=["docling"]), DoclingChunker())
         .default(ParagraphChunker())
     )
-    docs = mixed_batch(report, real_docling(shared_file))
+    docs = mixed_batch(report, real_docling(docling_file))
     assert [chunker.route_name(d) for d in docs[:3]] == [
         "DoclingChunker",
         "ParagraphChunker",
@@ -120,7 +120,7 @@ async def test_spec_004_example_routes_a_mixed_batch(
 
 
 async def test_spec_004_example_with_ragloom_text(
-    report: DoclingDocument, shared_file: Callable[[str], Path], check: Callable[..., None]
+    report: DoclingDocument, docling_file: Callable[[str], Path], check: Callable[..., None]
 ) -> None:
     text = pytest.importorskip("ragloom_text", reason="ragloom-text (plugins/text) not installed")
     chunker = (
@@ -128,7 +128,7 @@ async def test_spec_004_example_with_ragloom_text(
         .route(ContentFormatFilter(include_formats=["docling"]), DoclingChunker())
         .default(text.RecursiveCharacterTextSplitter(chunk_size=500))
     )
-    docs = mixed_batch(report, real_docling(shared_file))
+    docs = mixed_batch(report, real_docling(docling_file))
     result = await Pipeline(chunker).run(docs)
     check_routed_run(docs, result, check)
 
