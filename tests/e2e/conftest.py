@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
@@ -55,9 +57,8 @@ class Env:
         return json.loads(self.run(code, **kw).strip().splitlines()[-1])  # type: ignore[arg-type]
 
 
-def build_wheel(project: Path, out: Path) -> Path:
-    """Build a real wheel of ``project`` with pip (PEP 517, isolated build)."""
-    before = set(out.glob("*.whl"))
+def _pip_wheel(out: Path, *projects: Path) -> None:
+    """Build real wheels of ``projects`` with pip (PEP 517, isolated builds) into ``out``."""
     subprocess.run(
         [
             sys.executable,
@@ -69,24 +70,66 @@ def build_wheel(project: Path, out: Path) -> Path:
             "--disable-pip-version-check",
             "-w",
             str(out),
-            str(project),
+            *map(str, projects),
         ],
         check=True,
     )
+
+
+def build_wheel(project: Path, out: Path) -> Path:
+    """Build a real wheel of ``project`` into ``out`` (for a project made during a test)."""
+    before = set(out.glob("*.whl"))
+    _pip_wheel(out, project)
     (wheel,) = set(out.glob("*.whl")) - before
     return wheel
 
 
+#: Every project whose wheel an end-to-end test installs: built once per session, in one pip
+#: call, into the ``wheelhouse``.
+WHEEL_PROJECTS = (
+    REPO / "core",
+    *(REPO / "plugins" / name for name in ("text", "rules", "otel")),
+    *(PLUGINS / name for name in ("audit", "good", "broken", "clash_a", "clash_b", "old")),
+    REPO / "examples" / "plugin-acme",
+)
+
+
+class Wheelhouse:
+    """The wheels of ``WHEEL_PROJECTS``, found by project folder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __getitem__(self, project: Path) -> Path:
+        with open(project / "pyproject.toml", "rb") as handle:
+            name = tomllib.load(handle)["project"]["name"]
+        # a wheel's file name has the distribution name normalized, "-" as "_"
+        stem = re.sub(r"[-_.]+", "_", name).lower()
+        (wheel,) = self.path.glob(f"{stem}-*.whl")
+        return wheel
+
+
 @pytest.fixture(scope="session")
-def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Wheelhouse:
     out = tmp_path_factory.mktemp("wheels")
-    build_wheel(REPO / "core", out)
-    return out
+    _pip_wheel(out, *WHEEL_PROJECTS)
+    return Wheelhouse(out)
 
 
-def make_env(tmp: Path, wheelhouse: Path, *extra: str) -> Env:
+# before pytest-xdist reads the groups (its own hook may be registered before this conftest)
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """One worker runs every end-to-end test (pytest-xdist's ``--dist loadgroup``), so that the
+    wheelhouse is built once."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in item.path.resolve().parents:
+            item.add_marker(pytest.mark.xdist_group("e2e"))
+
+
+def make_env(tmp: Path, wheelhouse: Wheelhouse, *extra: str) -> Env:
+    """A fresh virtual environment with the core's wheel and ``extra`` installed."""
     venv.EnvBuilder(with_pip=True, clear=True).create(tmp)
     env = Env(tmp)
-    core = next(wheelhouse.glob("ragloom-*.whl"))
-    env.pip(str(core), *extra)
+    env.pip(str(wheelhouse[REPO / "core"]), *extra)
     return env

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO, Env, build_wheel, make_env
+from .conftest import REPO, Env, Wheelhouse, build_wheel, make_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Env:
-    core = next(wheelhouse.glob("ragloom-*.whl"))
+def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Wheelhouse) -> Env:
+    core = wheelhouse[REPO / "core"]
     env = make_env(tmp_path_factory.mktemp("kit-venv"), wheelhouse, f"{core}[cli]", "pytest>=8")
     return env
 
@@ -30,10 +30,10 @@ def _pytest(env: Env, tests: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_example_plugin_wheel_passes_the_kit_and_runs_from_a_config(
-    env: Env, tmp_path: Path
+    env: Env, wheelhouse: Wheelhouse
 ) -> None:
     example = REPO / "examples" / "plugin-acme"
-    env.pip(f"{build_wheel(example, tmp_path)}[test]")
+    env.pip(f"{wheelhouse[example]}[test]")
     listed = subprocess.run(
         [str(env.bin / "ragloom"), "plugins", "--json"],
         capture_output=True,

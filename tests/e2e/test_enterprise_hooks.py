@@ -7,17 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PLUGINS, REPO, Env, build_wheel, make_env
+from .conftest import PLUGINS, REPO, Env, Wheelhouse, make_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Env:
-    out = tmp_path_factory.mktemp("audit-wheels")
-    wheels = [str(build_wheel(PLUGINS / "audit", out))]
-    wheels += [str(build_wheel(REPO / "plugins" / name, out)) for name in ("text", "rules")]
-    core = next(wheelhouse.glob("ragloom-*.whl"))
+def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Wheelhouse) -> Env:
+    wheels = [str(wheelhouse[PLUGINS / "audit"])]
+    wheels += [str(wheelhouse[REPO / "plugins" / name]) for name in ("text", "rules")]
+    core = wheelhouse[REPO / "core"]
     # the core with its cli extra (click, rich), as the README installs it
     return make_env(tmp_path_factory.mktemp("venv"), wheelhouse, *wheels, f"{core}[cli]")
 

@@ -4,11 +4,10 @@ alone, silent without them, never breaking a run on bad configuration."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from .conftest import REPO, Env, build_wheel, make_env
+from .conftest import REPO, Env, Wheelhouse, make_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -37,9 +36,8 @@ def objects(text: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Env:
-    out = tmp_path_factory.mktemp("otel-wheels")
-    wheels = [str(build_wheel(REPO / "plugins" / name, out)) for name in ("otel", "text")]
+def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Wheelhouse) -> Env:
+    wheels = [str(wheelhouse[REPO / "plugins" / name]) for name in ("otel", "text")]
     return make_env(tmp_path_factory.mktemp("venv"), wheelhouse, *wheels)
 
 

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from .conftest import PLUGINS, Env, build_wheel, make_env
+from .conftest import PLUGINS, Env, Wheelhouse, make_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Env:
-    out = tmp_path_factory.mktemp("plugin-wheels")
-    wheels = [
-        str(build_wheel(PLUGINS / name, out)) for name in ("good", "broken", "clash_a", "clash_b")
-    ]
+def env(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Wheelhouse) -> Env:
+    wheels = [str(wheelhouse[PLUGINS / name]) for name in ("good", "broken", "clash_a", "clash_b")]
     env = make_env(tmp_path_factory.mktemp("venv"), wheelhouse, *wheels)
-    env.pip("--no-deps", str(build_wheel(PLUGINS / "old", out)))
+    env.pip("--no-deps", str(wheelhouse[PLUGINS / "old"]))
     return env
 
 

@@ -1,5 +1,9 @@
 """One local Ray for the whole session (2 CPUs, no dashboard, no network), shared by every
-test of ragloom-ray that needs one."""
+test of ragloom-ray that needs one.
+
+Under pytest-xdist every test that uses ``ray_session`` is put in one ``xdist_group``, so that
+one worker process starts Ray once (``--dist loadgroup``) instead of every worker starting one
+on the same two cores."""
 
 from __future__ import annotations
 
@@ -14,6 +18,14 @@ pytest.importorskip(
 )
 
 STEPS = Path(__file__).resolve().parent / "steps"
+
+
+# before pytest-xdist reads the groups (its own hook may be registered before this conftest)
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "ray_session" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("ray"))
 
 
 @pytest.fixture(scope="session")
