@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any, Literal, TextIO
 
 __all__ = ["RICH_MISSING", "Progress", "format_bytes", "render_table", "require_rich"]
@@ -223,8 +224,8 @@ class Progress:
 
 
 def render_table(
-    headers: tuple[str, ...] | list[str],
-    rows: list[tuple[str, ...]] | list[list[str]],
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
     *,
     indent: int = 0,
     stream: TextIO | None = None,

@@ -119,10 +119,10 @@ def check_plugins(infos: list[PluginInfo]) -> PluginCheck:
         hook_problem = registry.broken.get(info.dist)
         if hook_problem:
             problems["hooks"] = hook_problem
-        names = {kind: list(names) for kind, names in info.provides.items()}
+        provided = {kind: list(names) for kind, names in info.provides.items()}
         for kind, extra in found.registered.get(info.dist, {}).items():
-            names.setdefault(kind, []).extend(n for n in extra if n not in names[kind])
-        for kind, kind_names in names.items():
+            provided.setdefault(kind, []).extend(n for n in extra if n not in provided[kind])
+        for kind, kind_names in provided.items():
             for name in kind_names:
                 try:
                     registry.resolve(kind, f"{info.dist}:{name}")
