@@ -26,11 +26,15 @@ class Env:
         self.bin = root / "bin"
 
     def pip(self, *args: str) -> None:
+        """``pip install`` into this environment, with the test run's own pip (``--python``):
+        the environment is made without pip, which would cost an ensurepip per environment."""
         subprocess.run(
             [
-                str(self.python),
+                sys.executable,
                 "-m",
                 "pip",
+                "--python",
+                str(self.python),
                 "install",
                 "--quiet",
                 "--disable-pip-version-check",
@@ -129,7 +133,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def make_env(tmp: Path, wheelhouse: Wheelhouse, *extra: str) -> Env:
     """A fresh virtual environment with the core's wheel and ``extra`` installed."""
-    venv.EnvBuilder(with_pip=True, clear=True).create(tmp)
+    venv.EnvBuilder(with_pip=False, clear=True).create(tmp)
     env = Env(tmp)
     env.pip(str(wheelhouse[REPO / "core"]), *extra)
     return env
