@@ -33,6 +33,11 @@ APPENDED = (
 )
 
 
+# one pytest-xdist worker runs the whole module (--dist loadgroup):
+# the index the bad-input tests read is built once
+pytestmark = pytest.mark.xdist_group("cli-index")
+
+
 def docs_copy(workdir: Path) -> Path:
     folder = workdir / "docs"
     shutil.copytree(SAMPLE_DOCS, folder)

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from cli_support import EXAMPLES, SAMPLE_DOCS
 
-pytestmark = pytest.mark.usefixtures("needs_rules")
+# one pytest-xdist worker runs the whole module (--dist loadgroup):
+# the index every test searches is built once
+pytestmark = [pytest.mark.usefixtures("needs_rules"), pytest.mark.xdist_group("cli-search")]
 
 lancedb = pytest.importorskip("ragloom_lancedb")
 pytest.importorskip("ragloom_semantic")

@@ -52,6 +52,11 @@ def install_in_place(root: Path, site: Path) -> dict[str, str]:
     return env
 
 
+# one pytest-xdist worker runs the whole module (--dist loadgroup):
+# the generated plugin is made once
+pytestmark = pytest.mark.xdist_group("new-plugin")
+
+
 @pytest.fixture(scope="module")
 def every_kind(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], str]:
     """A plugin with a component of every kind that has a template, made by the CLI."""

@@ -17,6 +17,11 @@ rules = pytest.importorskip("ragloom_rules")
 SAMPLE_DOCS = Path(__file__).resolve().parents[3] / "examples" / "sample-docs"
 
 
+# one pytest-xdist worker runs the whole module (--dist loadgroup):
+# the index is built once
+pytestmark = pytest.mark.xdist_group("lancedb-search")
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     from ragloom.ingest import ingest

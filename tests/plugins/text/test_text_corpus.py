@@ -30,6 +30,11 @@ from support.corpus import build_corpus, corpus_bytes  # noqa: E402
 MIN_BYTES = 20_000_000
 
 
+# one pytest-xdist worker runs the whole module (--dist loadgroup):
+# the corpus is built once
+pytestmark = pytest.mark.xdist_group("text-corpus")
+
+
 @pytest.fixture(scope="module")
 def corpus() -> list[tuple[str, str, str]]:
     entries = build_corpus(MIN_BYTES)
