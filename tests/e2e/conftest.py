@@ -61,8 +61,13 @@ class Env:
         return json.loads(self.run(code, **kw).strip().splitlines()[-1])  # type: ignore[arg-type]
 
 
-def _pip_wheel(out: Path, *projects: Path) -> None:
-    """Build real wheels of ``projects`` with pip (PEP 517, isolated builds) into ``out``."""
+def _pip_wheel(out: Path, *projects: Path, isolated: bool) -> None:
+    """Build real wheels of ``projects`` with pip (PEP 517) into ``out``.
+
+    ``isolated``: in a fresh build environment with the project's ``build-system.requires``
+    (pip's default); else with the test run's own hatchling, the backend of every project of
+    this repository (the same wheels, without a build environment per project).
+    """
     subprocess.run(
         [
             sys.executable,
@@ -72,6 +77,7 @@ def _pip_wheel(out: Path, *projects: Path) -> None:
             "--quiet",
             "--no-deps",
             "--disable-pip-version-check",
+            *(() if isolated else ("--no-build-isolation",)),
             "-w",
             str(out),
             *map(str, projects),
@@ -81,15 +87,16 @@ def _pip_wheel(out: Path, *projects: Path) -> None:
 
 
 def build_wheel(project: Path, out: Path) -> Path:
-    """Build a real wheel of ``project`` into ``out`` (for a project made during a test)."""
+    """Build a real wheel of ``project`` into ``out`` in an isolated build, as a plugin author
+    would (for a project made during a test, whose build requirements are under test too)."""
     before = set(out.glob("*.whl"))
-    _pip_wheel(out, project)
+    _pip_wheel(out, project, isolated=True)
     (wheel,) = set(out.glob("*.whl")) - before
     return wheel
 
 
-#: Every project whose wheel an end-to-end test installs: built once per session, in one pip
-#: call, into the ``wheelhouse``.
+#: Every project of this repository whose wheel an end-to-end test installs: built once per
+#: session, in one pip call, into the ``wheelhouse``.
 WHEEL_PROJECTS = (
     REPO / "core",
     *(REPO / "plugins" / name for name in ("text", "rules", "otel")),
@@ -116,7 +123,7 @@ class Wheelhouse:
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Wheelhouse:
     out = tmp_path_factory.mktemp("wheels")
-    _pip_wheel(out, *WHEEL_PROJECTS)
+    _pip_wheel(out, *WHEEL_PROJECTS, isolated=False)
     return Wheelhouse(out)
 
 

@@ -33,7 +33,8 @@ def test_importing_the_package_loads_nothing_heavy() -> None:
 @pytest.mark.e2e
 def test_wheel_declares_the_store(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+        # with the run's own hatchling (the tests env has it): no build environment to make
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
          "--disable-pip-version-check", "-w", str(tmp_path), str(PLUGIN)],
         check=True,
     )

@@ -63,7 +63,8 @@ def test_entry_points_are_declared() -> None:
 @pytest.mark.e2e
 def test_wheel_ships_the_model(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+        # with the run's own hatchling (the tests env has it): no build environment to make
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
          "--disable-pip-version-check", "-w", str(tmp_path), str(PLUGIN)],
         check=True,
     )
