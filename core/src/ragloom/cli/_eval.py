@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -287,5 +287,5 @@ def eval_command(
 def _progress(total: int, quiet: bool) -> Any:
     from .._display import Progress
 
-    mode = "off" if quiet and not sys.stderr.isatty() else None
+    mode: Literal["off"] | None = "off" if quiet and not sys.stderr.isatty() else None
     return Progress(total, label="questions", mode=mode)

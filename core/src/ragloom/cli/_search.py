@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -64,7 +64,7 @@ def search(
     decomposer: str | None,
     router: str | None,
     top_k: int,
-    mode: str | None,
+    mode: Literal["hybrid", "vector", "text"] | None,  # a click.Choice
     config: str | None,
     allow_imports: bool,
     as_json: bool,
