@@ -62,8 +62,12 @@ def read_index(path: Path) -> tuple[dict[str, str], dict[str, list[dict[str, Any
 
 def check_against_files(chunks: dict[str, list[dict[str, Any]]], folder: Path) -> None:
     """Every chunk is its file's text at its offsets (files read as they are), ids follow the
-    document, indexes count from 0, and its vector is the embedder's for its text."""
+    document, indexes count from 0, and its vector is the embedder's for its search text (its
+    title and heading path, then its text: what the embedding step embeds)."""
+    from types import SimpleNamespace
+
     import numpy as np
+    from ragloom.search_text import search_text
     from ragloom_semantic import Model2VecEmbedder
 
     embedder = Model2VecEmbedder()
@@ -74,7 +78,9 @@ def check_against_files(chunks: dict[str, list[dict[str, Any]]], folder: Path) -
             text = (folder / doc).read_text(encoding="utf-8")
             for c in listed:
                 assert text[c["start"] : c["end"]] == c["content"], c["id"]
-        vectors = np.asarray(embedder.embed([c["content"] for c in listed]), dtype=np.float32)
+        texts = [search_text(SimpleNamespace(content=c["content"], metadata=c["metadata"]))
+                 for c in listed]
+        vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
         stored = np.asarray([c["embedding"] for c in listed], dtype=np.float32)
         assert np.array_equal(stored, vectors), doc
 
