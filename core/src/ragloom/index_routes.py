@@ -26,9 +26,11 @@ The gaps are fitted on held-out utterances: each collection's documents are spli
 is fitted on the chunks of most of them and routes short utterances made from the others
 (their titles, headings and sentences of their text, as short as asks are). The restriction
 gap is the lowest at which the utterances it restricts are in their own collection at least
-:data:`RESTRICT_PRECISION` (0.98) of the time, the boost gap the lowest at which the boosted
-ones are at least :data:`BOOST_PRECISION` (0.9) of the time. The router is then fitted again
-on every document.
+:data:`RESTRICT_PRECISION` (0.98) of the time; the boost gap the lowest at which the utterances
+at or above it have their own collection best at least :data:`BOOST_PRECISION` (0.9) of the
+time. The router is then fitted again on every document; what the held-out utterances measured
+is kept with the routes (``fit``: their accuracy, the shares restricted and boosted and how
+often each was right).
 
 With one collection (or none recorded) there is nothing to route: the router is
 :class:`WholeIndex`, whose plan says ``one collection: no routing``. Without ragloom-semantic
@@ -84,8 +86,8 @@ _VERSION = 2
 #: The share of held-out utterances restricted to their own collection that the restriction
 #: gap keeps (a wrong restriction loses the ask: it must be rare).
 RESTRICT_PRECISION = 0.98
-#: The share of held-out utterances boosted towards their own collection that the boost gap
-#: keeps (below it, nothing is preferred).
+#: The share of held-out utterances at or above the boost gap whose own collection is the best
+#: (below it, nothing is preferred).
 BOOST_PRECISION = 0.9
 #: The share of each collection's documents whose utterances are held out to fit thresholds.
 HELD_OUT_SHARE = 0.25

@@ -3,10 +3,13 @@
 :class:`MultiQueryRetrievalPipeline` extends the routing block with retrieval. Each routed
 sub-query is answered by its route's retriever (a route may name one, with its own metadata
 filter, ``top_k`` and fusion weight; others use the default retriever), the sub-queries of one
-question concurrently under the policy's limit. A question that was split is also searched
-whole, by the default retriever (weight ``whole_weight``): a wrong split then costs little,
-and a question that was not split is searched once. In each list, chunks with nothing to read
-(a lone heading, a navigation line) go last. The lists are fused per question with
+question concurrently under the policy's limit. A decision that names collections (the routes
+fitted from an index's collections, :mod:`ragloom.index_routes`) restricts its sub-query's
+search to them, one search per collection (``restrict``), or adds those searches beside the
+search of the whole index, weighted ``boost_weight`` (``boost``). A question that was split is
+also searched whole, by the default retriever (weight ``whole_weight``): a wrong split then
+costs little, and a question that was not split is searched once. In each list, chunks with
+nothing to read (a lone heading, a navigation line) go last. The lists are fused per question with
 weighted reciprocal rank fusion, chunks found several times counted once, and each passage says
 which sub-queries found it at what rank. A passage's ``score`` is its fused score over the best
 one possible (every list ranking it first): 1.0 is a passage every search put first, and the
