@@ -118,8 +118,11 @@ def test_restricted_and_boosted_sub_queries_search_as_they_say() -> None:
         ({"collection": ["git"]}, 0.5, ["git"]), ({"collection": ["sqlite"]}, 0.5, ["sqlite"]),
     ]
     boost = SubQueryRoute(sub_query="b", route="git", retrieval="boost", collections=["git"])
+    # an ask's searches share its weight: the restricted one weighs boost_weight against the
+    # whole index's
     assert [(s.where, s.weight, s.collections) for s in step._searches(boost)] == [
-        (None, 1.0, None), ({"collection": ["git"]}, 0.5, ["git"]),
+        (None, pytest.approx(2 / 3), None),
+        ({"collection": ["git"]}, pytest.approx(1 / 3), ["git"]),
     ]
     plain = SubQueryRoute(sub_query="c", route="(whole index)", note=TOO_CLOSE)
     assert [(s.where, s.weight) for s in step._searches(plain)] == [(None, 1.0)]

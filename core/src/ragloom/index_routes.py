@@ -15,10 +15,11 @@ the collections are (soft before hard):
   sub-query whose two best are close to each other but far above the third is restricted to
   those two, one search each (an ask that fits several collections searches several);
 - **boost** when it is less sure (a smaller fitted gap): the whole index is searched, and
-  beside it the best collection alone, the two lists fused with the restricted one weighted
-  :data:`DEFAULT_BOOST_WEIGHT` (0.5): a right guess lifts the collection's passages, a wrong one
-  costs little (on development questions spanning collections, a weight of 2 dropped facet
-  recall@10 from 0.68 to 0.52; 0.5 and 1 did as well as each other);
+  beside it the best collection alone, the two lists sharing the ask's weight, the restricted
+  one :data:`DEFAULT_BOOST_WEIGHT` (0.5) against the other's 1: a right guess lifts the
+  collection's passages among the ask's, a wrong one costs little, and no ask gets more of the
+  answer than another (on the development questions, 0.5 and 1 found the same facets, 2 one
+  fewer);
 - otherwise (the best collections are too close to call) the whole index, as without routing;
   the plan still shows the best guess, its score and the runner-up.
 
@@ -427,8 +428,8 @@ def _restriction(
     return None
 
 
-#: The weight of a boosted sub-query's collection-restricted list beside its list over the
-#: whole index (see the module docstring).
+#: The weight of a boosted sub-query's collection-restricted list against its list over the
+#: whole index (1), the two sharing the sub-query's weight (see the module docstring).
 DEFAULT_BOOST_WEIGHT = 0.5
 
 
