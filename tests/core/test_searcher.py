@@ -81,6 +81,8 @@ def test_evaluate_returns_the_report_as_objects(index) -> None:
     outcome = text.questions[0]
     assert outcome.facets[0].rank == 1 and outcome.facets[0].document_id == "guides/caching.md"
     assert 0.0 <= text.overall.recall(1) <= text.overall.recall(5) <= 1.0
-    assert report.to_html().startswith("<!doctype html>")
+    from ragloom.evaluation import render_html
+
+    assert render_html(report).startswith("<!doctype html>")
     with pytest.raises(ConfigurationError, match="ks must be"):
         ragloom.evaluate(questions, str(index), ks=(0,))

@@ -349,24 +349,27 @@ class Searcher:
     def search_many(self, questions: Sequence[str]) -> list[RetrievalResult | str]:
         """Every question through the pipeline in one run (input order kept); a question that
         failed gives its reason (a string) in its place."""
-        result = self.pipeline.run_sync(list(questions))
-        answers: dict[str, list[Any]] = {}
-        for answer in result:
-            answers.setdefault(answer.query, []).append(answer)
-        reasons: dict[str, list[str]] = {}
-        for failure in result.failed:
-            query = getattr(failure.item, "query", failure.item)
-            reasons.setdefault(query if isinstance(query, str) else "", []).append(
-                failure.reason
-            )
-        out: list[RetrievalResult | str] = []
-        for question in questions:
-            if answers.get(question):
-                out.append(answers[question].pop(0))
-                continue
-            pending = reasons.get(question) or reasons.get("") or ["no result"]
-            out.append(pending.pop(0) if len(pending) > 1 else pending[0])
-        return out
+        return answers_in_order(self.pipeline.run_sync(list(questions)), questions)
+
+
+def answers_in_order(result: Any, questions: Sequence[str]) -> list[RetrievalResult | str]:
+    """A search pipeline's run over ``questions`` as one entry per question, in order: its
+    answer, or the reason it failed (a string)."""
+    answers: dict[str, list[Any]] = {}
+    for answer in result:
+        answers.setdefault(answer.query, []).append(answer)
+    reasons: dict[str, list[str]] = {}
+    for failure in result.failed:
+        query = getattr(failure.item, "query", failure.item)
+        reasons.setdefault(query if isinstance(query, str) else "", []).append(failure.reason)
+    out: list[RetrievalResult | str] = []
+    for question in questions:
+        if answers.get(question):
+            out.append(answers[question].pop(0))
+            continue
+        pending = reasons.get(question) or reasons.get("") or ["no result"]
+        out.append(pending.pop(0) if len(pending) > 1 else pending[0])
+    return out
 
 
 def search(

@@ -282,7 +282,9 @@ def eval_command(
     except KeyboardInterrupt as exc:
         return interrupted(exc, "nothing was written")
     if html is not None:
-        _write_html(html, report.to_html())
+        from ..evaluation import render_html
+
+        _write_html(html, render_html(report))
     if as_json:
         click.echo(report.to_json())
         for warning in report.warnings:

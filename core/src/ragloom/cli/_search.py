@@ -108,7 +108,7 @@ def search(
                 f"{', '.join(given)}: these options choose the search without a file; with "
                 "--config set them in the pipeline file's 'query' and 'retrieval' sections"
             )
-    from ..searcher import SearchSettings, build_search
+    from ..searcher import SearchSettings, answers_in_order, build_search
 
     settings = SearchSettings(
         index=index_path, routes=routes, decomposer=decomposer, router=router, mode=mode,
@@ -121,31 +121,20 @@ def search(
             result = pipeline.run_sync(asked)
         except KeyboardInterrupt as exc:
             return interrupted(exc)
-    answers: dict[str, list[Any]] = {}
-    for answer in result:
-        answers.setdefault(answer.query, []).append(answer)
-    errors: dict[str, list[str]] = {}
-    for failure in result.failed:
-        query = getattr(failure.item, "query", failure.item)
-        errors.setdefault(query if isinstance(query, str) else "", []).append(failure.reason)
     failed = 0
-    for n, question in enumerate(asked):
-        if answers.get(question):
-            answer = answers[question].pop(0)
+    for n, (question, answer) in enumerate(zip(asked, answers_in_order(result, asked),
+                                               strict=True)):
+        if n and not as_json:
+            click.echo("")
+        if not isinstance(answer, str):
             if as_json:
                 click.echo(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False))
             else:
-                if n:
-                    click.echo("")
                 _print(answer)
             continue
         failed += 1
-        reasons = errors.get(question) or errors.get("") or ["no result"]
-        reason = reasons.pop(0) if len(reasons) > 1 else reasons[0]
         if as_json:
-            click.echo(json.dumps({"query": question, "error": reason}, ensure_ascii=False))
+            click.echo(json.dumps({"query": question, "error": answer}, ensure_ascii=False))
         else:
-            if n:
-                click.echo("")
-            click.echo(f"Q: {question}\n  error: {reason}")
+            click.echo(f"Q: {question}\n  error: {answer}")
     return EXIT_FAILED if failed else EXIT_OK

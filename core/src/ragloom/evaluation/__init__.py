@@ -9,6 +9,7 @@ detail and the time each search took.
 
 from __future__ import annotations
 
+from ._html import render_html
 from ._judge import DocumentIndex, facet_ranks, matches
 from ._metrics import complete_at, ndcg_at, recall_at, reciprocal_rank, success_at
 from ._questions import Expectation, Facet, LabelledQuestion, QuestionSet, load_questions
@@ -50,5 +51,6 @@ __all__ = [
     "ndcg_at",
     "recall_at",
     "reciprocal_rank",
+    "render_html",
     "success_at",
 ]

@@ -206,12 +206,6 @@ class EvaluationReport(_Frozen):
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
 
-    def to_html(self) -> str:
-        """The report as a self-contained HTML page (``ragloom eval --html``)."""
-        from ._html import render_html
-
-        return render_html(self)
-
 
 def differences(setups: Sequence[SetupResult], k: int) -> list[Difference]:
     """The facets on which the set-ups disagree (found at rank <= k by some, not by others)."""
