@@ -22,14 +22,11 @@ QUESTION = "How do I clear the cache and how do I write a plugin?"
 
 #: The documented keys of one ``--json`` line (docs/cli.md).
 RESULT_KEYS = {"query", "sub_queries", "routing_plan", "passages", "failures"}
-PLAN_KEYS = {
-    "sub_query", "route", "score", "fallback_reason", "runner_up", "runner_up_score",
-    "collections", "retrieval", "note",
-}
+PLAN_KEYS = {"sub_query", "route", "score", "fallback_reason", "runner_up", "runner_up_score"}
 PASSAGE_KEYS = {
     "chunk_id", "document_id", "start", "end", "content", "metadata", "score", "found_by",
 }
-HIT_KEYS = {"sub_query", "route", "rank", "score", "collections"}
+HIT_KEYS = {"sub_query", "route", "rank", "score"}
 FAILURE_KEYS = {"sub_query", "route", "error"}
 
 
