@@ -82,19 +82,24 @@ def verb_at(toks: list[Token], j: int) -> bool:
     return bool(toks[j + 1][3] & (D | PRON | PREP | NUM))
 
 
-def _body_start(toks: list[Token]) -> int:
-    """Index after an introduction that ends at a comma before the question ("On the
-    receiving side, how do I ...")."""
-    n = len(toks)
-    if not toks or toks[0][3] & (WH | AUX):
-        return 0
-    for k in range(1, min(n - 1, 14)):
+def comma_intro_end(toks: list[Token]) -> int:
+    """Index after a phrase of at most 13 words that ends at a comma before a question ("On
+    the receiving side, how do I ..."); 0 when a clause ends first or there is none."""
+    for k in range(1, min(len(toks) - 1, 14)):
         low = toks[k][0]
         if low in (";", ".", "?", "!", ":"):
             return 0
         if low == "," and toks[k + 1][3] & (WH | AUX):
             return k + 1
     return 0
+
+
+def _body_start(toks: list[Token]) -> int:
+    """Index after an introduction that ends at a comma before the question ("On the
+    receiving side, how do I ...")."""
+    if not toks or toks[0][3] & (WH | AUX):
+        return 0
+    return comma_intro_end(toks)
 
 
 def frame_end(toks: list[Token], command: bool) -> int | None:

@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 from ragloom.signals import complexity
 
 from . import _lexicon as lx
-from ._asks import ask_list, verb_at
+from ._asks import ask_list, comma_intro_end, verb_at
 from ._comparison import comparison, each_item, juxtaposed
 from ._coordination import coordination_items, one_ask, relation_word
 from ._references import members, needs_resolution, pronouns_only, resolve, topic
@@ -419,13 +419,7 @@ def _body_start(toks: list[Token]) -> int:
         return 2
     if not toks or (toks[0][3] & (WH | AUX) and not _opens_intro(toks)):
         return 0
-    for k in range(1, min(n - 1, 14)):
-        low = toks[k][0]
-        if low in (";", ".", "?", "!", ":"):
-            return 0
-        if low == "," and toks[k + 1][3] & (WH | AUX):
-            return k + 1
-    return 0
+    return comma_intro_end(toks)
 
 
 def _read(text: str) -> list[_Clause] | None:
