@@ -9,11 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_support import EXAMPLES, SAMPLE_DOCS
+from cli_support import EXAMPLES
+from support.sample_index import build_sample_index
 
 pytestmark = pytest.mark.usefixtures("needs_rules")
 
-lancedb = pytest.importorskip("ragloom_lancedb")
+pytest.importorskip("ragloom_lancedb")
 pytest.importorskip("ragloom_semantic")
 pytest.importorskip("ragloom_text")
 
@@ -22,14 +23,7 @@ QUESTIONS = EXAMPLES / "questions.jsonl"
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> Path:
-    from ragloom.ingest import ingest
-
-    path = tmp_path_factory.mktemp("cli-eval") / "index"
-    store = lancedb.LanceDBStore(path)
-    report = ingest([SAMPLE_DOCS], store=store, cache=False)
-    store.close()
-    assert report.ok and report.indexed > 0, report.to_dict()
-    return path
+    return build_sample_index(tmp_path_factory.mktemp("cli-eval") / "index")
 
 
 def run_json(cli, *args) -> dict:

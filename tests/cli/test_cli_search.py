@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 from cli_support import EXAMPLES, SAMPLE_DOCS
+from support.sample_index import build_sample_index
 
 # one pytest-xdist worker runs the whole module (--dist loadgroup):
 # the index every test searches is built once
 pytestmark = [pytest.mark.usefixtures("needs_rules"), pytest.mark.xdist_group("cli-search")]
 
-lancedb = pytest.importorskip("ragloom_lancedb")
+pytest.importorskip("ragloom_lancedb")
 pytest.importorskip("ragloom_semantic")
 pytest.importorskip("ragloom_text")
 
@@ -32,14 +33,7 @@ FAILURE_KEYS = {"sub_query", "route", "error"}
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> Path:
-    from ragloom.ingest import ingest
-
-    path = tmp_path_factory.mktemp("cli-search") / "index"
-    store = lancedb.LanceDBStore(path)
-    report = ingest([SAMPLE_DOCS], store=store, cache=False)
-    store.close()
-    assert report.ok and report.indexed > 0, report.to_dict()
-    return path
+    return build_sample_index(tmp_path_factory.mktemp("cli-search") / "index")
 
 
 def source_text(document_id: str) -> str:

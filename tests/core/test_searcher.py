@@ -8,24 +8,18 @@ from pathlib import Path
 import pytest
 import ragloom
 from ragloom import ConfigurationError
+from support.sample_index import SAMPLE_DOCS, build_sample_index
 
-lancedb = pytest.importorskip("ragloom_lancedb")
+pytest.importorskip("ragloom_lancedb")
 pytest.importorskip("ragloom_semantic")
 pytest.importorskip("ragloom_rules")
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLE_DOCS = REPO / "examples" / "sample-docs"
 QUESTION = "How do I clear the cache and how do I write a plugin?"
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("searcher") / "index"
-    store = lancedb.LanceDBStore(path)
-    report = ragloom.ingest([SAMPLE_DOCS], store=store, cache=False)
-    store.close()
-    assert report.ok
-    return path
+    return build_sample_index(tmp_path_factory.mktemp("searcher") / "index")
 
 
 def test_search_in_one_call_with_the_cli_defaults(index) -> None:
