@@ -343,7 +343,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         blocks.append(current)
     # a line followed by an underline is a heading (reStructuredText, setext Markdown)
     underlined = {
-        lines[i - 1] for i in range(1, len(lines)) if _UNDERLINE.match(text[slice(*lines[i])])
+        lines[i - 1] for i in range(1, len(lines))
+        if _UNDERLINE.match(text[slice(*lines[i])]) and not _FENCE.match(text[slice(*lines[i])])
     }
     for block in blocks:
         block = [span for span in block if span not in underlined]
