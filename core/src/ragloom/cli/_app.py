@@ -67,6 +67,10 @@ def interrupted(exc: BaseException, what: str = "") -> int:
 
 #: name -> (module, attribute, one-line help). Modules are imported only when the command runs.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "ask": (
+        "ragloom.cli._ask", "ask",
+        "Answer a question from the index, citing the passages' exact spans.",
+    ),
     "ingest": (
         "ragloom.cli._ingest", "ingest",
         "Load, chunk (and embed) files into a JSONL file and/or an index.",
