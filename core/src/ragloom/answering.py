@@ -41,6 +41,7 @@ __all__ = [
     "ExtractiveAnswerer",
     "ask",
     "asks_of",
+    "check_citation",
     "check_citations",
     "cite",
     "compose",
@@ -218,48 +219,55 @@ def cite(
     )
 
 
-def check_citations(answer: Answer, retrieval: RetrievalResult) -> list[str]:
-    """What is wrong with ``answer``'s citations against ``retrieval`` (empty: nothing).
+def check_citation(citation: Citation, retrieval: RetrievalResult) -> str | None:
+    """What is wrong with one citation against ``retrieval`` (``None``: nothing).
 
-    Each citation must name a passage of the result by number and chunk id, its span must lie
-    inside the passage, and its quote must be exactly that slice of the passage's text (hence
-    of the document's, the passage being ``text[passage.start:passage.end]``). A claim without
-    citations, and an answer without any, must say :data:`NOT_FOUND`.
+    It must name a passage of the result by number, chunk id and document; its span must lie
+    inside the passage; its quote must be exactly that slice of the passage's text (hence of
+    the document's, the passage being ``text[passage.start:passage.end]``).
     """
+    where = f"passage {citation.passage}"
+    if not 1 <= citation.passage <= len(retrieval.passages):
+        return f"{where}: the result has {len(retrieval.passages)} passages"
+    passage = retrieval.passages[citation.passage - 1]
+    if citation.chunk_id != passage.chunk_id:
+        return f"{where}: chunk {citation.chunk_id!r} is not {passage.chunk_id!r}"
+    if citation.document_id != passage.document_id:
+        return f"{where}: document {citation.document_id!r} is not the passage's"
+    if passage.start is None:
+        if citation.start is not None or citation.quote not in passage.content:
+            return f"{where}: the quote is not part of the passage"
+        return None
+    if citation.start is None or citation.end is None:
+        return f"{where}: the span is missing"
+    low, high = citation.start - passage.start, citation.end - passage.start
+    if not 0 <= low <= high <= len(passage.content):
+        return (
+            f"{where}: span [{citation.start}:{citation.end}) is outside the passage "
+            f"[{passage.start}:{passage.end})"
+        )
+    if passage.content[low:high] != citation.quote:
+        return f"{where}: the quote is not the text at [{citation.start}:{citation.end})"
+    return None
+
+
+def _says_not_found(text: str) -> bool:
+    return NOT_FOUND.casefold().rstrip(".") in text.casefold()
+
+
+def check_citations(answer: Answer, retrieval: RetrievalResult) -> list[str]:
+    """What is wrong with ``answer``'s citations against ``retrieval`` (empty: nothing):
+    each citation as :func:`check_citation` checks it; a claim without citations, and an
+    answer without any, must say :data:`NOT_FOUND`."""
     problems: list[str] = []
     for n, claim in enumerate(answer.claims, 1):
         for citation in claim.citations:
-            where = f"claim {n}, passage {citation.passage}"
-            if not 1 <= citation.passage <= len(retrieval.passages):
-                problems.append(f"{where}: the result has {len(retrieval.passages)} passages")
-                continue
-            passage = retrieval.passages[citation.passage - 1]
-            if citation.chunk_id != passage.chunk_id:
-                problems.append(f"{where}: chunk {citation.chunk_id!r} is not {passage.chunk_id!r}")
-                continue
-            if citation.document_id != passage.document_id:
-                problems.append(f"{where}: document {citation.document_id!r} is not the passage's")
-                continue
-            if passage.start is None:
-                if citation.start is not None or citation.quote not in passage.content:
-                    problems.append(f"{where}: the quote is not part of the passage")
-                continue
-            if citation.start is None or citation.end is None:
-                problems.append(f"{where}: the span is missing")
-                continue
-            low, high = citation.start - passage.start, citation.end - passage.start
-            if not 0 <= low <= high <= len(passage.content):
-                problems.append(
-                    f"{where}: span [{citation.start}:{citation.end}) is outside the passage "
-                    f"[{passage.start}:{passage.end})"
-                )
-            elif passage.content[low:high] != citation.quote:
-                problems.append(
-                    f"{where}: the quote is not the text at [{citation.start}:{citation.end})"
-                )
-        if not claim.citations and NOT_FOUND.casefold().rstrip(".") not in claim.text.casefold():
+            problem = check_citation(citation, retrieval)
+            if problem is not None:
+                problems.append(f"claim {n}, {problem}")
+        if not claim.citations and not _says_not_found(claim.text):
             problems.append(f"claim {n} cites nothing and does not say it was not found")
-    if not answer.found and NOT_FOUND.casefold().rstrip(".") not in answer.text.casefold():
+    if not answer.found and not _says_not_found(answer.text):
         problems.append("the answer cites nothing and does not say so")
     return problems
 
