@@ -377,16 +377,21 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 # -- BM25 over sentences -------------------------------------------------------------------------
 
 #: Words that say nothing about what is asked (English function words and question words).
-_STOP = frozenset(
-    """a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing done down during each either else
-    etc few for from further get gets got had has have having he her here hers him his how i if
-    in into is it its itself just let me might more most must my no nor not now of off on once
-    only or other our ours out over own same shall she should so some such than that the their
-    them then there these they this those through to too under until up upon us use used using
-    very via was way we were what when where whether which while who whom whose why will with
-    would yes you your yours""".split()
-)
+_STOP = frozenset((
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are",
+    "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
+    "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each",
+    "either", "else", "etc", "few", "for", "from", "further", "get", "gets", "got", "had",
+    "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if",
+    "in", "into", "is", "it", "its", "itself", "just", "let", "me", "might", "more", "most",
+    "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other",
+    "our", "ours", "out", "over", "own", "same", "shall", "she", "should", "so", "some",
+    "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
+    "those", "through", "to", "too", "under", "until", "up", "upon", "us", "use", "used",
+    "using", "very", "via", "was", "way", "we", "were", "what", "when", "where", "whether",
+    "which", "while", "who", "whom", "whose", "why", "will", "with", "would", "yes", "you",
+    "your", "yours",
+))
 
 
 def _stem(word: str) -> str:
@@ -480,7 +485,8 @@ class ExtractiveAnswerer(Answerer):
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigurationError(f"{name} must be an integer >= 1, got {value!r}")
-        for name, number, high in (("k1", k1, math.inf), ("b", b, 1.0), ("relative", relative, 1.0)):
+        bounds = (("k1", k1, math.inf), ("b", b, 1.0), ("relative", relative, 1.0))
+        for name, number, high in bounds:
             if isinstance(number, bool) or not isinstance(number, int | float) or not (
                 0 <= number <= high
             ):

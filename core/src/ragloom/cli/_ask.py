@@ -53,9 +53,9 @@ def _print(answer: Any) -> None:
                 else "(rendered)"
             )
             spans.setdefault(citation.passage, []).append(where)
-        for number, where in spans.items():
+        for number, places in spans.items():
             passage = answer.retrieval.passages[number - 1]
-            click.echo(f"  [{number}] {passage.document_id} {' '.join(where)}")
+            click.echo(f"  [{number}] {passage.document_id} {' '.join(places)}")
     for warning in answer.warnings:
         click.echo(f"ragloom: warning: {warning}", err=True)
 

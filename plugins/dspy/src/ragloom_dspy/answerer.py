@@ -167,7 +167,8 @@ class DSPyAnswerer(Answerer):
         return {**self.binding.config(), "passages_per_ask": self.passages_per_ask}
 
     def _require_lm(self) -> None:
-        if self.binding.lm is None and self.generator.respond.lm is None and dspy.settings.lm is None:
+        lm = self.binding.lm or self.generator.respond.lm or dspy.settings.lm
+        if lm is None:
             raise NoLMConfiguredError(
                 "DSPyAnswerer has no LM: give it lm= or model= (ragloom ask --answerer dspy "
                 "--answerer-option model=...), or use dspy.context(lm=...)"
@@ -186,7 +187,7 @@ class DSPyAnswerer(Answerer):
         asks = "\n".join(ask for ask, _ in work)
         if any(given for _, given in work):
             self._require_lm()
-        outcomes = []
+        outcomes: list[Any] = []
         for ask, given in work:
             if not given:
                 outcomes.append(None)
@@ -233,7 +234,7 @@ class DSPyAnswerer(Answerer):
             return self.generator(**inputs)
         except AdapterParseError as exc:
             return exc
-        except Exception as exc:  # noqa: BLE001 - the LM failed: the answer fails
+        except Exception as exc:
             raise _failed(exc) from exc
 
     def _finish(
