@@ -52,6 +52,7 @@ FIRST_PARTY: dict[str, dict[str, str]] = {
         "words": "ragloom-text",
     },
     "decomposer": {"heuristic": "ragloom-rules", "dspy": "ragloom-dspy"},
+    "answerer": {"dspy": "ragloom-dspy"},
     "router": {
         "keyword": "ragloom-rules",
         "sample": "ragloom-rules",
