@@ -15,12 +15,14 @@ from ragloom.answering import (
     cite,
     passages_for,
     sentence_spans,
+    terms,
 )
 from ragloom.errors import ComponentTypeError, ConfigurationError
 from ragloom.kinds import KINDS
 from ragloom.plugins import Registry
 from ragloom.testing import AnswererContract, make_retrieval
 from ragloom.testing.retrievers import contract_corpus
+from ragloom.testing.strategies import texts
 
 REFUND, CARDS = "How long does a refund take?", "Which cards are accepted?"
 QUESTION = "How long does a refund take and which cards are accepted?"
@@ -225,3 +227,30 @@ def test_sentence_spans_are_ordered_trimmed_slices(text: str) -> None:
         piece = text[start:end]
         assert piece == piece.strip() and piece
         last = end
+
+
+@given(
+    text=texts(max_tokens=60),
+    offset=st.integers(min_value=0, max_value=50),
+    words=st.lists(st.sampled_from(["alpha", "beta", "cache", "plugins", "é"]), max_size=3),
+)
+def test_extractive_citations_are_exact_slices_of_any_text(
+    text: str, offset: int, words: list[str]
+) -> None:
+    """Whatever the text (Unicode, punctuation, blank lines), every quote is exactly the
+    document's text at its span, and an answer citing nothing says so."""
+    from ragloom.multi_retrieval import FusedPassage, PassageHit, RetrievalResult
+
+    ask = " ".join(words) or "anything"
+    text = f"{text}\n\n{ask} is here. {text}"
+    document = "x" * offset + text
+    passage = FusedPassage(
+        chunk_id="d#0", document_id="d", start=offset, end=len(document), content=text,
+        score=1.0, found_by=[PassageHit(sub_query=ask, route="r", rank=1, score=1.0)],
+    )
+    retrieval = RetrievalResult(query=ask, sub_queries=[ask], passages=[passage])
+    answer = ExtractiveAnswerer(sentences_per_ask=3, relative=0.0).answer_sync(ask, retrieval)
+    assert check_citations(answer, retrieval) == []
+    for citation in answer.citations:
+        assert document[citation.start : citation.end] == citation.quote
+    assert answer.found == bool(terms(ask)), answer.text  # "{ask} is here." matches it
