@@ -135,13 +135,11 @@ class _Rogue:
         return Rogue()
 
 
-def test_eval_reports_citation_recall_and_precision(cli, index) -> None:
+def test_eval_reports_citation_recall_and_precision(index) -> None:
     from ragloom import EvaluationReport, evaluate
 
-    proc = cli("eval", EXAMPLES / "questions.jsonl", "--index", index, "--answerer",
-               "extractive", "--json")
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    done = evaluate(EXAMPLES / "questions.jsonl", str(index), answerer="extractive")
+    data = json.loads(done.to_json())  # what `ragloom eval --json` prints
     report = EvaluationReport.model_validate(data)
     assert data["schema_version"] == 1
     (setup,) = report.setups
@@ -160,3 +158,23 @@ def test_eval_reports_citation_recall_and_precision(cli, index) -> None:
     # a citation whose quote is not its passage's text counts against precision
     rogue = evaluate(EXAMPLES / "questions.jsonl", str(index), ks=[5], answerer=_Rogue())
     assert rogue.setups[0].overall.citation_precision == pytest.approx(0.5)
+    from ragloom.evaluation import render_html
+
+    page = render_html(report)
+    assert "<th>cite-R</th><th>cite-P</th>" in page and "<td>1.000</td></tr>" in page
+
+
+def test_eval_table_shows_citations(cli, index) -> None:
+    proc = cli(
+        "eval", EXAMPLES / "questions.jsonl", "--index", index, "--at", "5",
+        "--answerer", "extractive", "--answerer-option", "sentences_per_ask=1",
+        "--details", "all",
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    header = next(line for line in out.splitlines() if line.startswith("SET-UP"))
+    assert header.split()[-2:] == ["CITE-R", "CITE-P"]
+    facets = [line for line in out.splitlines() if line.lstrip().startswith("facet ")]
+    judged = [line for line in facets if "not judged" not in line]
+    assert judged and all(line.endswith(("  cited", "  not cited")) for line in judged)
+    assert any(line.endswith("  cited") and "not cited" not in line for line in judged)
