@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
 from ..errors import ConfigurationError, PluginNotFoundError, RagloomError
-from ..plugins._discovery import install_hint
 from ._files import document_fingerprint, load_file, pipeline_identity
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
@@ -82,10 +82,8 @@ def default_pipeline(
     try:
         chunker = registry.create("chunker", "ragloom-text:auto", params)
     except PluginNotFoundError as exc:
-        raise ConfigurationError(
-            f"no default chunker: {exc}. {install_hint('ragloom-text').capitalize()}, or "
-            "give a pipeline file"
-        ) from None
+        # the error says how to install ragloom-text when it is missing
+        raise ConfigurationError(f"no default chunker: {exc}; or give a pipeline file") from None
     if _has_docling(registry):
         docling = registry.create("chunker", "ragloom-docling:docling", {})
         chunker = (
@@ -101,11 +99,10 @@ def _has_docling(registry: Registry) -> bool:
     return any(p.dist == "ragloom-docling" for p in providers)
 
 
-#: Formats the default pipeline cannot chunk without a plugin: documents in them are skipped
-#: (with this note) rather than cut as raw text.
-_NEEDS_PLUGIN = {
-    "docling": f"a Docling document: {install_hint('ragloom-docling')} to chunk it",
-}
+def _needs_plugin() -> dict[str, str]:
+    """Formats the default pipeline cannot chunk without a plugin: documents in them are
+    skipped (with this note) rather than cut as raw text."""
+    return {"docling": f"a Docling document: {install_hint('ragloom-docling')} to chunk it"}
 
 
 class Ingestor:
@@ -167,7 +164,7 @@ class Ingestor:
             )
             self._owned.append(pipeline)
             if not _has_docling(self.registry):
-                self.skip_formats = dict(_NEEDS_PLUGIN)
+                self.skip_formats = _needs_plugin()
         self.pipeline = pipeline
         self.cache_label = self._set_cache(cache)
         self.max_file_size = max_file_size
