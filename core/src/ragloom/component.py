@@ -176,7 +176,7 @@ class _ShortRepr(reprlib.Repr):
     def repr_function(self, x: Any, level: int) -> str:
         """A function by its name (``ragloom_text.count_words``), not its address."""
         module = getattr(x, "__module__", None)
-        name = getattr(x, "__qualname__", None) or getattr(x, "__name__", "?")
+        name = str(getattr(x, "__qualname__", None) or getattr(x, "__name__", "?"))
         return name if module in (None, "builtins") else f"{module}.{name}"
 
     repr_builtin_function_or_method = repr_function
