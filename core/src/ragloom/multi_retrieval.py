@@ -250,7 +250,9 @@ class MultiQueryRetrievalPipeline(Component):
     """Decompose a question, route each sub-query, retrieve for each, fuse the results.
 
     Args:
-        decomposer, router: as for :class:`~ragloom.multi_query.MultiQueryRoutingPipeline`.
+        decomposer: the :class:`~ragloom.query.QueryTransformer` that proposes sub-queries
+            (as for :class:`~ragloom.multi_query.MultiQueryRoutingPipeline`).
+        router: the :class:`~ragloom.query.Router` that gives each sub-query a route.
         retriever: the default retriever (routes without retrieval settings use it).
         retrievers: retrievers by name, for routes whose ``retrieve.retriever`` names one
             (with a ``registry``, names not given here are built from registered
@@ -259,7 +261,15 @@ class MultiQueryRetrievalPipeline(Component):
         fusion_k: the reciprocal-rank-fusion constant.
         whole_weight: the weight of the whole question's search, run beside the sub-queries'
             when the question was split (0: not run).
-        max_sub_queries, on_empty_decomposition, policy: as for the routing block.
+        max_sub_queries: at most this many sub-queries are searched, as in the routing block.
+        on_empty_decomposition: ``"passthrough"`` (search the question alone when the
+            decomposer gives nothing usable) or ``"error"``, as in the routing block.
+        policy: the policy of the built pipelines (concurrency, retries of each call).
+        registry: a plugin :class:`~ragloom.plugins.Registry` to build retrievers that routes
+            name and ``retrievers`` lacks.
+        store: the :class:`~ragloom.stores.Store` handed to retrievers built from the
+            registry.
+        embedder: the :class:`~ragloom.embedding.Embedder` handed to them likewise.
 
     Each route of the router (``router.routes``, :class:`~ragloom.query.Route` models) may
     carry ``retrieve`` settings: a retriever name, a metadata filter (``where``), ``top_k``

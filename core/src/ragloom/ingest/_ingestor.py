@@ -111,7 +111,9 @@ class Ingestor:
 
     Args:
         pipeline: the pipeline to run (default: :func:`default_pipeline`).
-        chunk_size, length_function: settings of the default pipeline (not with ``pipeline``).
+        chunk_size: the chunk size of the default pipeline (not with ``pipeline``).
+        length_function: what ``chunk_size`` counts in the default pipeline, a registered
+            length function (``chars``, ``words``, ``tokens``; not with ``pipeline``).
         cache: a cache file path (opened here, closed by :meth:`close`), a ``CacheStore``,
             ``False`` (no cache) or ``None`` (the pipeline's own setting).
         max_file_size: larger files fail as oversized.
@@ -122,7 +124,14 @@ class Ingestor:
             or a registered name; ``None``: the ``model2vec`` embedder when installed, else
             none: the store then searches by text only).
         sync: with a store, remove the documents whose files are no longer among the inputs.
-        registry: the plugin registry (default: a new one).
+        registry: the plugin registry (default: the pipeline's, else a new one).
+        loaders: the ``LoaderSet`` that reads files (default: every installed loader,
+            :meth:`ragloom.loaders_builtin.LoaderSet.from_registry`).
+
+    Raises:
+        ConfigurationError: ``pipeline`` with ``chunk_size`` or ``length_function``, a
+            ``max_file_size`` below 1, ``sync`` without a store, a cache or embedder of the
+            wrong type, or ragloom-text missing for the default pipeline.
 
     Use it as a context manager, or call :meth:`close`, to close what it opened.
     """
