@@ -73,9 +73,13 @@ class PassageHit(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    #: The sub-query (or the whole question) whose search found the passage.
     sub_query: str
+    #: Its route.
     route: str
+    #: The passage's rank in that search, from 1.
     rank: int
+    #: The score that search's retriever gave it.
     score: float
 
 
@@ -85,13 +89,22 @@ class FusedPassage(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    #: The chunk's id.
     chunk_id: str
+    #: The id of its document (its path under the ingested folder, for files).
     document_id: str | None
+    #: Where the chunk starts in its document's text (``None``: text rendered from markup,
+    #: with no offsets in its source).
     start: int | None
+    #: Where it ends (exclusive): ``text[start:end] == content``.
     end: int | None
+    #: The chunk's text.
     content: str
+    #: The chunk's metadata (its document's, and what the chunker added).
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: The fused score, in [0, 1]: 1.0 is a passage every search ranked first.
     score: float
+    #: Every search that found it, with the rank it gave.
     found_by: list[PassageHit] = Field(default_factory=list)
 
 
@@ -100,8 +113,11 @@ class SubQueryFailure(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    #: The sub-query.
     sub_query: str
+    #: Its route.
     route: str
+    #: ``"Type: message"`` of the error.
     error: str
 
 
@@ -110,10 +126,15 @@ class RetrievalResult(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    #: The question.
     query: str
+    #: Its sub-queries, in order.
     sub_queries: list[str] = Field(default_factory=list)
+    #: The route of each sub-query, with the router's score and any fallback reason.
     routing_plan: list[SubQueryRoute] = Field(default_factory=list)
+    #: The fused passages, best first.
     passages: list[FusedPassage] = Field(default_factory=list)
+    #: Sub-queries whose retrieval failed.
     failures: list[SubQueryFailure] = Field(default_factory=list)
 
 
