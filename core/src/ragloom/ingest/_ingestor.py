@@ -417,8 +417,28 @@ def ingest(
     **settings: Any,
 ) -> IngestReport:
     """Ingest ``paths`` in one call: an :class:`Ingestor` built with these arguments, run once
-    and closed. ``settings`` are the other arguments of :class:`Ingestor`; ``show_progress``
-    as in :meth:`Ingestor.arun`."""
+    and closed (what ``ragloom ingest`` does).
+
+    Args:
+        paths: files and folders (folders are walked in sorted order, hidden entries skipped).
+        out: a JSON Lines file to write the outputs to, replaced atomically.
+        pipeline: the pipeline to run (default: :func:`default_pipeline`).
+        cache: a cache file path, a ``CacheStore``, ``False`` or ``None``, as for
+            :class:`Ingestor`.
+        store: an index to write the outputs to, document by document (documents unchanged
+            since they were indexed are skipped when no ``out`` is asked for).
+        on_progress: called with an :class:`IngestProgress` each time a file is done.
+        show_progress: show progress on stderr (needs rich).
+        **settings: the other arguments of :class:`Ingestor` (``chunk_size``,
+            ``length_function``, ``embedder``, ``sync``, ``max_file_size``, ``registry``).
+
+    Returns:
+        What happened: counts, skipped files and failures with their reasons.
+
+    Raises:
+        ConfigurationError: a path does not exist, an output is unusable, or a setting is
+            invalid (see :class:`Ingestor` and :meth:`Ingestor.arun`).
+    """
     with Ingestor(pipeline, cache=cache, store=store, **settings) as ingestor:
         return ingestor.run(
             paths, out=out, on_progress=on_progress, show_progress=show_progress
