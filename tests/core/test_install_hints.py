@@ -85,7 +85,10 @@ _FIRST_PARTY_INSTALL = re.compile(r"pip install\s+['\"]?(ragloom\b|\./core\b|\./
 
 def _messages(path: Path) -> Iterator[tuple[int, str]]:
     """The string constants of a module that are not docstrings, with their lines."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    if "pip install" not in text:
+        return  # nothing to look at: parsing every module would cost seconds
+    tree = ast.parse(text)
     docstrings = {
         id(node.body[0].value)
         for node in ast.walk(tree)
