@@ -663,6 +663,12 @@ class LanceDBStore(Store):
             )
             try:
                 self._replace(ids, fingerprints, counts, rows, dimension)
+            except StoreError as exc:
+                if self._roll_back(*before):
+                    raise StoreError(
+                        f"{exc}; the write was rolled back: the index is as it was before it"
+                    ) from None
+                raise
             except BaseException:
                 self._roll_back(*before)
                 raise
@@ -675,7 +681,7 @@ class LanceDBStore(Store):
                 else:
                     _release_memory()
 
-    def _roll_back(self, documents_version: int, chunks_version: int | None) -> None:
+    def _roll_back(self, documents_version: int, chunks_version: int | None) -> bool:
         """Return both tables to their versions before a write that failed (a table the
         write created is dropped); if even that fails, the documents stay marked unfinished
         and the next ingest writes them again."""
@@ -691,7 +697,8 @@ class LanceDBStore(Store):
             if self._documents is not None and self._documents.version != documents_version:
                 self._documents.restore(documents_version)
         except Exception:  # noqa: BLE001 - the write's own error is the one to report
-            pass
+            return False
+        return True
 
     def _replace(
         self, ids: list[str], fingerprints: list[str], counts: list[int], rows: Any,
