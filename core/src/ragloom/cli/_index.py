@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..searcher import DEFAULT_INDEX, DEFAULT_STORE, open_index
-from ._app import EXIT_OK, EXIT_USAGE
+from ._app import EXIT_OK, EXIT_USAGE, error
 
 __all__ = [
     "DEFAULT_INDEX", "DEFAULT_STORE", "index", "index_option", "open_index", "wait_option",
@@ -121,7 +121,13 @@ def info(index_path: str, as_json: bool) -> int:
             click.echo("  check: DAMAGED")
             click.echo("\n".join(_problems(found)))
             click.echo(f"  fix: ragloom index check --repair --index {index_path}")
-    return EXIT_OK if found.ok or transient else EXIT_USAGE
+    if found.ok or transient:
+        return EXIT_OK
+    error(
+        f"the index at {index_path} is damaged: {'; '.join(found.problems)}; repair it with "
+        f"`ragloom index check --repair --index {index_path}`"
+    )
+    return EXIT_USAGE
 
 
 def _safe_properties(store: Any) -> dict[str, Any]:

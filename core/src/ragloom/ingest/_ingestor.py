@@ -269,14 +269,6 @@ class Ingestor:
             root = os.path.normpath(os.path.join(base or os.getcwd(), recorded))
         else:
             root = input_root(texts)
-        for text in texts:
-            absolute = os.path.abspath(text)
-            if absolute != root and not absolute.startswith(root.rstrip(os.sep) + os.sep):
-                raise ConfigurationError(
-                    f"{text} is outside the index's root {root}: every document's id is its "
-                    f"file's path under that root; ingest it into another index, or clear "
-                    f"this one and ingest a folder holding both"
-                )
         found = store.check()
         if found.unreadable:
             from ..stores import StoreError
@@ -286,17 +278,15 @@ class Ingestor:
                 f"repair it with `ragloom index check --repair --index {_location(store)}` and "
                 "ingest again (nothing was changed)"
             )
-        if not found.ok:
-            repaired = getattr(store, "repair", None)
-            if callable(repaired):
-                _, removed = repaired()
-            else:  # pragma: no cover - every store that checks itself repairs itself
-                removed = []
-            self._repaired = (
-                f"the index was damaged ({'; '.join(found.problems)}): removed "
-                f"{len(removed)} damaged document(s); those among these files were indexed "
-                "again"
-            )
+        for text in texts:
+            absolute = os.path.abspath(text)
+            if absolute != root and not absolute.startswith(root.rstrip(os.sep) + os.sep):
+                raise ConfigurationError(
+                    f"{text} is outside the index's root {root}: every document's id is its "
+                    f"file's path under that root; ingest it into another index, or clear "
+                    f"this one and ingest a folder holding both"
+                )
+        check_dimension(store, self.pipeline)
         values: dict[str, Any] = {}
         if recorded is None:
             values["root"] = (
@@ -310,11 +300,22 @@ class Ingestor:
                     f"the index at {_location(store)} was built with the embedder "
                     f"{_describe(held)}; this ingest embeds with {_describe(made)}: ingest with "
                     f"--embedder {held['name']}, or clear the index (`ragloom index clear "
-                    f"--index {_location(store)}`) to rebuild it with the other one"
+                    f"--index {_location(store)}`) to rebuild it with the other one; nothing "
+                    "was changed"
                 )
             values["embedder"] = made
-        if values:
-            store.set_properties(values)
+        if not found.ok:
+            repaired = getattr(store, "repair", None)
+            if callable(repaired):
+                _, removed = repaired()
+            else:  # pragma: no cover - every store that checks itself repairs itself
+                removed = []
+            self._repaired = (
+                f"the index was damaged ({'; '.join(found.problems)}): removed "
+                f"{len(removed)} damaged document(s); those among these files were indexed "
+                "again"
+            )
+        self._record = values
         return root
 
     def _embedder_record(self) -> dict[str, Any] | None:
@@ -416,6 +417,7 @@ class Ingestor:
                     f"({own}); an index is never read as input"
                 )
         self._repaired = ""
+        self._record: dict[str, Any] = {}
         root = self._prepare_index(texts)
         walked = walk_inputs(
             texts, exclude=self._cache_files(), exclude_dirs=[own] if own else [], root=root
@@ -435,6 +437,8 @@ class Ingestor:
             return report
         loaders = self._loader_set()
         check_dimension(self.store, self.pipeline)
+        if self.store is not None and self._record:
+            self.store.set_properties(self._record)
         identity = pipeline_identity(self.pipeline)
         fingerprint = self._fingerprinter(identity)
         known = self.store.fingerprints() if self.store is not None else {}
