@@ -181,6 +181,9 @@ class Ingestor:
         if store is not None:
             self.pipeline = self._with_embedding(embedder)
         self._loaders = loaders
+        self._repaired = ""
+        #: What the index should record once the run has files (its root, its embedder).
+        self._record: dict[str, Any] = {}
 
     # -- set-up ----------------------------------------------------------------------------
 
@@ -417,7 +420,7 @@ class Ingestor:
                     f"({own}); an index is never read as input"
                 )
         self._repaired = ""
-        self._record: dict[str, Any] = {}
+        self._record = {}
         root = self._prepare_index(texts)
         walked = walk_inputs(
             texts, exclude=self._cache_files(), exclude_dirs=[own] if own else [], root=root
@@ -729,7 +732,7 @@ def _store_dir(store: Any) -> str | None:
     path = getattr(store, "path", None)
     if path is None:
         return None
-    return os.path.abspath(os.fspath(path))
+    return str(os.path.abspath(os.fspath(path)))
 
 
 def _recorded_embedder(store: Any) -> dict[str, Any] | None:

@@ -948,7 +948,9 @@ class LanceDBStore(Store):
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            raise StoreError(f"LanceDB store at {self.location}: cannot read {path}: {exc}") from None
+            raise StoreError(
+                f"LanceDB store at {self.location}: cannot read {path}: {exc}"
+            ) from None
         try:
             data = json.loads(text)
         except ValueError:
