@@ -151,9 +151,10 @@ class Store(Component, ABC):
         store that cannot check itself reports no problem."""
         return StoreCheck(location=str(self.info().location), full=full)
 
-    def lock(self) -> None:
+    def take_writer_lock(self, on_wait: Any = None) -> None:
         """Become the store's only writer until :meth:`close` (a store shared by processes
-        waits for the other writer, or raises :class:`StoreBusyError`). Default: nothing."""
+        waits for the other writer, calling ``on_wait()`` once if given, or raises
+        :class:`StoreBusyError`). Default: nothing."""
 
     def properties(self) -> dict[str, Any]:
         """What the store records about itself for its users (an ingest's root, its embedder):

@@ -158,7 +158,7 @@ def check(index_path: str, repair: bool, wait: float) -> int:
         if not repair:
             found = store.check(full=True)
         else:
-            store.lock(on_wait=waiting(index_path))
+            store.take_writer_lock(on_wait=waiting(index_path))
             found, removed = store.repair()
             root = _safe_properties(store).get("root")
     if found.ok:
@@ -191,7 +191,7 @@ def optimize(index_path: str, wait: float) -> int:
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:
-        store.lock(on_wait=waiting(index_path))
+        store.take_writer_lock(on_wait=waiting(index_path))
         store.optimize()
     click.echo(f"optimized {index_path}")
     return EXIT_OK
@@ -206,7 +206,7 @@ def clear(index_path: str, wait: float) -> int:
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:
-        store.lock(on_wait=waiting(index_path))
+        store.take_writer_lock(on_wait=waiting(index_path))
         removed = store.clear()
     click.echo(f"removed {removed} documents from {index_path}")
     return EXIT_OK

@@ -226,7 +226,7 @@ def run_ingest(settings: IngestSettings) -> int:
             from ._index import open_index, waiting
 
             store = open_index(settings.index, wait=settings.wait)
-            store.lock(on_wait=waiting(settings.index))
+            store.take_writer_lock(on_wait=waiting(settings.index))
         with Ingestor(
             pipeline,
             chunk_size=settings.chunk_size,

@@ -264,16 +264,18 @@ class Ingestor:
         store = self.store
         if store is None:
             return None
-        store.lock()
-        properties = store.properties()
+        take = getattr(store, "take_writer_lock", None)
+        if callable(take):
+            take()
+        properties: dict[str, Any] = getattr(store, "properties", dict)()
         base = _store_dir(store)
         recorded = properties.get("root")
         if isinstance(recorded, str) and recorded:
             root = os.path.normpath(os.path.join(base or os.getcwd(), recorded))
         else:
             root = input_root(texts)
-        found = store.check()
-        if found.unreadable:
+        found = store.check() if callable(getattr(store, "check", None)) else None
+        if found is not None and found.unreadable:
             from ..stores import StoreError
 
             raise StoreError(
@@ -307,7 +309,7 @@ class Ingestor:
                     "was changed"
                 )
             values["embedder"] = made
-        if not found.ok:
+        if found is not None and not found.ok:
             repaired = getattr(store, "repair", None)
             if callable(repaired):
                 _, removed = repaired()
@@ -440,7 +442,7 @@ class Ingestor:
             return report
         loaders = self._loader_set()
         check_dimension(self.store, self.pipeline)
-        if self.store is not None and self._record:
+        if self.store is not None and self._record and hasattr(self.store, "set_properties"):
             self.store.set_properties(self._record)
         identity = pipeline_identity(self.pipeline)
         fingerprint = self._fingerprinter(identity)
@@ -738,7 +740,8 @@ def _store_dir(store: Any) -> str | None:
 def _recorded_embedder(store: Any) -> dict[str, Any] | None:
     if store is None:
         return None
-    recorded = store.properties().get("embedder")
+    properties = getattr(store, "properties", None)
+    recorded = properties().get("embedder") if callable(properties) else None
     return recorded if isinstance(recorded, dict) else None
 
 

@@ -311,6 +311,7 @@ class LanceDBStore(Store):
         self.lock_timeout = float(lock_timeout)
         self._writer: Any = None  # the writer lock (a filelock.FileLock) while this handle holds it
         self._wrote = False  # this handle committed something (old versions to clean at close)
+        self._failed = False  # a write of this handle failed (then nothing is cleaned)
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -649,7 +650,7 @@ class LanceDBStore(Store):
             known = self.dimension if chunks is not None else None
             ids, fingerprints, counts, rows, dimension = self._prepare(docs, known)
             self._check_writable()
-            self.lock()
+            self.take_writer_lock()
             self._tables(create=True)
             with self._guard("create the documents table"):
                 if self._documents is None:
@@ -664,12 +665,14 @@ class LanceDBStore(Store):
             try:
                 self._replace(ids, fingerprints, counts, rows, dimension)
             except StoreError as exc:
+                self._failed = True  # old versions are kept: they may be all that is readable
                 if self._roll_back(*before):
                     raise StoreError(
                         f"{exc}; the write was rolled back: the index is as it was before it"
                     ) from None
                 raise
             except BaseException:
+                self._failed = True
                 self._roll_back(*before)
                 raise
             self._pending_commits += 4
@@ -832,7 +835,7 @@ class LanceDBStore(Store):
             if not present:
                 return 0
             self._check_writable()
-            self.lock()
+            self.take_writer_lock()
             self._wrote = True
             with self._guard("mark the documents as being deleted"):
                 for predicate in self._in("document_id", present):
@@ -855,7 +858,7 @@ class LanceDBStore(Store):
                 return 0
             count = len(self.fingerprints())
             self._check_writable()
-            self.lock()
+            self.take_writer_lock()
             self._wrote = True
             if documents is not None:
                 with self._guard("mark the documents as being deleted"):
@@ -875,7 +878,7 @@ class LanceDBStore(Store):
 
     # -- the writer lock, properties, checks ------------------------------------------------
 
-    def lock(self, on_wait: Any = None) -> None:
+    def take_writer_lock(self, on_wait: Any = None) -> None:
         """Take the writer lock (held until :meth:`close`); ``on_wait()`` is called once if
         another process holds it and this one waits.
 
@@ -966,7 +969,7 @@ class LanceDBStore(Store):
         """Merge ``values`` into :meth:`properties` (written atomically; takes the writer
         lock)."""
         with self._lock:
-            self.lock()
+            self.take_writer_lock()
             merged = {**self.properties(), **dict(values)}
             path = self.path / PROPERTIES_FILE
             temporary = path.with_name(f".{PROPERTIES_FILE}.{os.getpid()}.tmp")
@@ -1127,7 +1130,7 @@ class LanceDBStore(Store):
         the index is then what a fresh build gives.
         """
         with self._lock:
-            self.lock()
+            self.take_writer_lock()
             found = self.check(full=True)
             if found.ok:
                 return found, []
@@ -1204,15 +1207,18 @@ class LanceDBStore(Store):
     def _cleanup(self) -> None:
         """Remove old versions and files no version uses (a crashed writer's): only with the
         writer lock held, so no write of another process can be under way."""
-        if self._writer is None or not self._wrote or self._db is None:
+        if self._writer is None or not self._wrote or self._failed or self._db is None:
             return
+        import warnings
         from datetime import timedelta
 
         for table in (self._chunks, self._documents):
             if table is None:
                 continue
             try:
-                with self._guard("remove old versions"):
+                with self._guard("remove old versions"), warnings.catch_warnings():
+                    # lancedb 0.40 deprecates it for optimize(), which also rewrites files
+                    warnings.simplefilter("ignore", DeprecationWarning)
                     table.cleanup_old_versions(timedelta(0), delete_unverified=True)
             except StoreError:
                 pass  # only space: the next writer tries again
@@ -1468,7 +1474,7 @@ class LanceDBStore(Store):
             if chunks is None and documents is None:
                 return
             self._check_writable()
-            self.lock()
+            self.take_writer_lock()
             self._wrote = True
             self._optimize()
             self._cleanup()
