@@ -222,9 +222,15 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
         planner = registry.create("decomposer", settings.decomposer or DEFAULT_DECOMPOSER)
     store = open_index(settings.index, registry=registry, must_exist=True)
     try:
+        from .stores import StoreError
+
+        try:  # opening the tables first lets the check read through them
+            dimension = store.info().dimension
+        except StoreError:
+            check_index(store)  # says what is damaged, and how to repair it
+            raise
         check_index(store)
         embedder = None
-        dimension = store.info().dimension
         if dimension is not None and settings.mode != "text":
             embedder = index_embedder(store, registry, settings.embedder, dimension)
         block = MultiQueryRetrievalPipeline(
