@@ -459,8 +459,9 @@ def ingest(
 
     Unreadable, binary, non-UTF-8 and oversized files fail one by one with a reason; empty
     files are skipped; the run goes on. Exit status: 0 all files done, 1 some items failed,
-    2 usage or configuration error (or no files found), 130 interrupted, 143 terminated; no
-    output file is ever left half-written.
+    2 usage or configuration error (or no files found; with --index: the index is busy,
+    read-only or damaged beyond what the run repairs, or a PATH is outside its root), 130
+    interrupted, 143 terminated; no output file is ever left half-written.
     """
     if cache is not None and no_cache:
         raise click.UsageError("--cache and --no-cache exclude each other")

@@ -121,7 +121,8 @@ class Ingestor:
         store: an index to write the outputs to, document by document: a changed document's
             chunks replace its old ones; a document unchanged since it was indexed (same
             content, same pipeline) is left as it is in the index (and not processed at all
-            when no JSONL output is asked for). A run holds the store's writer lock, ids are
+            when no JSONL output is asked for). A run takes the store's writer lock (held
+            until the store is closed), ids are
             relative to the root the store records (the first run records the common root of
             its paths), and the store is checked first: documents whose chunks are damaged are
             removed (and written again when their files are among the paths).
