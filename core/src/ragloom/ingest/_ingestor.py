@@ -295,9 +295,12 @@ class Ingestor:
         check_dimension(store, self.pipeline)
         values: dict[str, Any] = {}
         if recorded is None:
-            values["root"] = (
-                os.path.relpath(root, base) if base is not None else root
-            )
+            values["root"] = root
+            if base is not None:
+                try:  # relative to the index: a project moved as a whole keeps its ids
+                    values["root"] = os.path.relpath(root, base)
+                except ValueError:  # another drive (Windows)
+                    pass
         made = self._embedder_record()
         held = properties.get("embedder")
         if made is not None and held != made:
