@@ -89,6 +89,8 @@ class IngestSettings:
     engine: str | None = None
     engine_options: dict[str, str] | None = None
     wait: float | None = None
+    #: The command the summary names (``ragloom run`` on an ingestion spec says ``run``).
+    command: str = "ingest"
 
 
 def _absolute(cache: Any, base: Path) -> Any:
@@ -153,11 +155,11 @@ def _shown(settings: IngestSettings) -> Any:
     return ShownProgress(quiet=settings.quiet or settings.as_json)
 
 
-def _summary(report: IngestReport) -> str:
+def _summary(report: IngestReport, command: str = "ingest") -> str:
     seconds = report.seconds
     done = report.files - len([f for f in report.failures if f.stage in ("read", "walk")])
     lines = [
-        f"ragloom ingest: {report.files} files, {report.documents} documents, "
+        f"ragloom {command}: {report.files} files, {report.documents} documents, "
         f"{report.chunks} chunks -> {report.out or report.index}",
         f"  files: {max(0, done - len(report.skipped))} read, {len(report.skipped)} skipped, "
         f"{len(report.failures)} failed items",
@@ -300,7 +302,7 @@ def _finish(report: IngestReport, settings: IngestSettings, out: str | None) -> 
     if settings.as_json:
         click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
     elif not settings.quiet:
-        click.echo(_summary(report))
+        click.echo(_summary(report, settings.command))
     return EXIT_FAILED if report.failures else EXIT_OK
 
 

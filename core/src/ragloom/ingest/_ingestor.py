@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
 from ..errors import ConfigurationError, PluginNotFoundError, RagloomError
-from ..plugins._discovery import install_hint
 from ._files import document_fingerprint, load_file, pipeline_identity
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
@@ -82,10 +82,8 @@ def default_pipeline(
     try:
         chunker = registry.create("chunker", "ragloom-text:auto", params)
     except PluginNotFoundError as exc:
-        raise ConfigurationError(
-            f"no default chunker: {exc}. {install_hint('ragloom-text').capitalize()}, or "
-            "give a pipeline file"
-        ) from None
+        # the error says how to install ragloom-text when it is missing
+        raise ConfigurationError(f"no default chunker: {exc}; or give a pipeline file") from None
     if _has_docling(registry):
         docling = registry.create("chunker", "ragloom-docling:docling", {})
         chunker = (
@@ -101,11 +99,10 @@ def _has_docling(registry: Registry) -> bool:
     return any(p.dist == "ragloom-docling" for p in providers)
 
 
-#: Formats the default pipeline cannot chunk without a plugin: documents in them are skipped
-#: (with this note) rather than cut as raw text.
-_NEEDS_PLUGIN = {
-    "docling": f"a Docling document: {install_hint('ragloom-docling')} to chunk it",
-}
+def _needs_plugin() -> dict[str, str]:
+    """Formats the default pipeline cannot chunk without a plugin: documents in them are
+    skipped (with this note) rather than cut as raw text."""
+    return {"docling": f"a Docling document: {install_hint('ragloom-docling')} to chunk it"}
 
 
 class Ingestor:
@@ -114,7 +111,9 @@ class Ingestor:
 
     Args:
         pipeline: the pipeline to run (default: :func:`default_pipeline`).
-        chunk_size, length_function: settings of the default pipeline (not with ``pipeline``).
+        chunk_size: the chunk size of the default pipeline (not with ``pipeline``).
+        length_function: what ``chunk_size`` counts in the default pipeline, a registered
+            length function (``chars``, ``words``, ``tokens``; not with ``pipeline``).
         cache: a cache file path (opened here, closed by :meth:`close`), a ``CacheStore``,
             ``False`` (no cache) or ``None`` (the pipeline's own setting).
         max_file_size: larger files fail as oversized.
@@ -130,7 +129,15 @@ class Ingestor:
             or a registered name; ``None``: the ``model2vec`` embedder when installed, else
             none: the store then searches by text only).
         sync: with a store, remove the documents under the paths given whose files are gone.
-        registry: the plugin registry (default: a new one).
+        registry: the plugin registry (default: the pipeline's, else a new one).
+        loaders: the ``LoaderSet`` that reads files (default: every installed loader,
+            :meth:`ragloom.loaders_builtin.LoaderSet.from_registry`).
+
+    Raises:
+        ConfigurationError: ``pipeline`` with ``chunk_size`` or ``length_function``, a
+            ``max_file_size`` below 1, ``sync`` without a store, a cache or embedder of the
+            wrong type, ragloom-text missing for the default pipeline, or (when the store
+            records one) its embedder cannot be made here.
 
     Use it as a context manager, or call :meth:`close`, to close what it opened.
     """
@@ -172,7 +179,7 @@ class Ingestor:
             )
             self._owned.append(pipeline)
             if not _has_docling(self.registry):
-                self.skip_formats = dict(_NEEDS_PLUGIN)
+                self.skip_formats = _needs_plugin()
         self.pipeline = pipeline
         self.cache_label = self._set_cache(cache)
         self.max_file_size = max_file_size
@@ -539,8 +546,28 @@ def ingest(
     **settings: Any,
 ) -> IngestReport:
     """Ingest ``paths`` in one call: an :class:`Ingestor` built with these arguments, run once
-    and closed. ``settings`` are the other arguments of :class:`Ingestor`; ``show_progress``
-    as in :meth:`Ingestor.arun`."""
+    and closed (what ``ragloom ingest`` does).
+
+    Args:
+        paths: files and folders (folders are walked in sorted order, hidden entries skipped).
+        out: a JSON Lines file to write the outputs to, replaced atomically.
+        pipeline: the pipeline to run (default: :func:`default_pipeline`).
+        cache: a cache file path, a ``CacheStore``, ``False`` or ``None``, as for
+            :class:`Ingestor`.
+        store: an index to write the outputs to, document by document (documents unchanged
+            since they were indexed are skipped when no ``out`` is asked for).
+        on_progress: called with an :class:`IngestProgress` each time a file is done.
+        show_progress: show progress on stderr (needs rich).
+        **settings: the other arguments of :class:`Ingestor` (``chunk_size``,
+            ``length_function``, ``embedder``, ``sync``, ``max_file_size``, ``registry``).
+
+    Returns:
+        What happened: counts, skipped files and failures with their reasons.
+
+    Raises:
+        ConfigurationError: a path does not exist, an output is unusable, or a setting is
+            invalid (see :class:`Ingestor` and :meth:`Ingestor.arun`).
+    """
     with Ingestor(pipeline, cache=cache, store=store, **settings) as ingestor:
         return ingestor.run(
             paths, out=out, on_progress=on_progress, show_progress=show_progress

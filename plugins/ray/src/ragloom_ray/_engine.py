@@ -580,12 +580,13 @@ class _Sink:
 
 def _open_store(path: str, registry: Any) -> Any:
     from ragloom.errors import PluginNotFoundError
+    from ragloom.plugins import install_hint
 
     try:
         return registry.create("store", "lancedb", {"path": path})
     except PluginNotFoundError:
         raise ConfigurationError(
-            "an index needs ragloom-lancedb (pip install ragloom-lancedb)"
+            f"an index needs ragloom-lancedb: {install_hint('ragloom-lancedb')}"
         ) from None
 
 
