@@ -88,6 +88,7 @@ class IngestSettings:
     embedder: str | None = None
     engine: str | None = None
     engine_options: dict[str, str] | None = None
+    wait: float | None = None
     #: The command the summary names (``ragloom run`` on an ingestion spec says ``run``).
     command: str = "ingest"
 
@@ -224,9 +225,10 @@ def run_ingest(settings: IngestSettings) -> int:
     shown = _shown(settings)
     try:
         if settings.index is not None:
-            from ._index import open_index
+            from ._index import open_index, waiting
 
-            store = open_index(settings.index)
+            store = open_index(settings.index, wait=settings.wait)
+            store.take_writer_lock(on_wait=waiting(settings.index))
         with Ingestor(
             pipeline,
             chunk_size=settings.chunk_size,
@@ -396,13 +398,24 @@ class InputPath(click.Path):
     default=None,
     type=click.Path(file_okay=False),
     help="Also write chunks (with vectors) to this index folder (ragloom-lancedb), e.g. "
-    ".ragloom/index; documents unchanged since the last ingest are skipped.",
+    ".ragloom/index; documents unchanged since the last ingest are left as they are.",
 )
-@click.option("--sync", is_flag=True, help="With --index: remove documents whose files are gone.")
+@click.option(
+    "--sync", is_flag=True,
+    help="With --index: remove documents under the PATHs given whose files are gone.",
+)
 @click.option(
     "--embedder",
     default=None,
-    help="With --index: a registered embedder [default: model2vec when installed].",
+    help="With --index: a registered embedder [default: the one the index records, else "
+    "model2vec when installed].",
+)
+@click.option(
+    "--wait",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="With --index: seconds to wait for another process writing the index (then: busy).",
 )
 @click.option(
     "--engine",
@@ -425,6 +438,7 @@ def ingest(
     index: str | None,
     sync: bool,
     embedder: str | None,
+    wait: float,
     engine: str | None,
     engine_options: tuple[str, ...],
     out: str | None,
@@ -447,8 +461,9 @@ def ingest(
 
     Unreadable, binary, non-UTF-8 and oversized files fail one by one with a reason; empty
     files are skipped; the run goes on. Exit status: 0 all files done, 1 some items failed,
-    2 usage or configuration error (or no files found), 130 interrupted, 143 terminated; no
-    output file is ever left half-written.
+    2 usage or configuration error (or no files found; with --index: the index is busy,
+    read-only or damaged beyond what the run repairs, or a PATH is outside its root), 130
+    interrupted, 143 terminated; no output file is ever left half-written.
     """
     if cache is not None and no_cache:
         raise click.UsageError("--cache and --no-cache exclude each other")
@@ -470,5 +485,6 @@ def ingest(
         embedder=embedder,
         engine=engine,
         engine_options=_engine_options(engine_options),
+        wait=wait,
     )
     return run_ingest(settings)

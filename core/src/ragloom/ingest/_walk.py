@@ -1,10 +1,10 @@
 """Finding the files to ingest under the paths given.
 
-Pure standard library. Document ids are paths relative to the common root of the arguments,
-with ``/`` separators, so ``docs``, ``./docs`` and ``/abs/path/docs`` give the same ids. A name
-whose bytes are not valid UTF-8 gets a lossless, reversible id: each such byte is written as
-``%XX`` (and a literal ``%`` of that name as ``%25``); two files that would share an id are
-reported, never merged.
+Pure standard library. Document ids are paths relative to a root (the index's, or the common
+root of the arguments), with ``/`` separators, so ``docs``, ``./docs`` and ``/abs/path/docs``
+give the same ids. Ids are lossless and reversible: every ``%`` is written ``%25`` and every byte
+of a name that is not valid UTF-8 ``%XX`` (:func:`file_id`), so two different files never share
+an id (and two that still would, on a case-insensitive filesystem, are reported, never merged).
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["InputFile", "WalkProblem", "WalkResult", "display_path", "walk_inputs"]
+__all__ = [
+    "InputFile", "WalkProblem", "WalkResult", "display_path", "file_id", "walk_inputs",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,13 @@ def display_path(path: str) -> str:
         return _escape(raw)
 
 
+def file_id(relative: str) -> str:
+    """The document id of a file at ``relative`` (``/``-separated) path: ``%`` as ``%25``, each
+    byte that is not valid UTF-8 as ``%XX``; ``urllib.parse.unquote_to_bytes`` gives the
+    name's bytes back, so distinct names never share an id."""
+    return _escape(os.fsencode(relative))
+
+
 def _escape(raw: bytes) -> str:
     """Reversible text for bytes that are not all UTF-8: ``%`` and undecodable bytes as ``%XX``."""
     out: list[str] = []
@@ -74,32 +83,50 @@ def _is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-def walk_inputs(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> WalkResult:
+def input_root(paths: Iterable[str]) -> str:
+    """The common root of ``paths`` (a folder counts as itself, a file as its folder)."""
+    anchors = []
+    for arg in paths:
+        absolute = os.path.abspath(arg)
+        anchors.append(absolute if os.path.isdir(arg) else os.path.dirname(absolute))
+    return os.path.commonpath(anchors) if anchors else os.getcwd()
+
+
+def walk_inputs(
+    paths: Iterable[str],
+    *,
+    exclude: Iterable[str] = (),
+    exclude_dirs: Iterable[str] = (),
+    root: str | None = None,
+) -> WalkResult:
     """Every file under ``paths`` (files as given, folders walked), sorted by document id.
 
     Inside folders, hidden entries and symlinked folders are not followed; a folder that cannot
     be listed is a :class:`WalkProblem`. Paths in ``exclude`` (the run's own output and cache
-    files) are left out. A file reached twice is listed once.
+    files) and everything under ``exclude_dirs`` (the index written) are left out. A file
+    reached twice is listed once. Ids are relative to ``root`` (default: the common root of
+    ``paths``; every path must then be under it).
     """
     args = list(paths)
     if not args:
         return WalkResult([], [], os.getcwd())
     excluded = {os.path.abspath(p) for p in exclude}
-    anchors = []
-    for arg in args:
-        absolute = os.path.abspath(arg)
-        anchors.append(absolute if os.path.isdir(arg) else os.path.dirname(absolute))
-    root = os.path.commonpath(anchors)
+    pruned = {os.path.abspath(p) for p in exclude_dirs}
+    root = input_root(args) if root is None else os.path.abspath(root)
 
     def ident(path: str) -> str:
-        return display_path(os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/"))
+        return file_id(os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/"))
+
+    def inside_pruned(path: str) -> bool:
+        absolute = os.path.abspath(path)
+        return any(absolute == d or absolute.startswith(d + os.sep) for d in pruned)
 
     found: dict[str, InputFile] = {}
     problems: list[WalkProblem] = []
 
     def add(path: str) -> None:
         absolute = os.path.abspath(path)
-        if absolute in excluded:
+        if absolute in excluded or inside_pruned(absolute):
             return
         doc_id = ident(path)
         previous = found.get(doc_id)
@@ -118,7 +145,9 @@ def walk_inputs(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> WalkRes
         if not os.path.isdir(arg):
             add(arg)
             continue
-        for path in _walk_dir(arg, problems, ident):
+        if inside_pruned(arg):
+            continue
+        for path in _walk_dir(arg, problems, ident, pruned):
             add(path)
     files = sorted(found.values(), key=lambda f: f.doc_id)
     problems.sort(key=lambda p: p.doc_id)
@@ -126,7 +155,7 @@ def walk_inputs(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> WalkRes
 
 
 def _walk_dir(
-    top: str, problems: list[WalkProblem], ident: Callable[[str], str]
+    top: str, problems: list[WalkProblem], ident: Callable[[str], str], pruned: set[str]
 ) -> Iterator[str]:
     def onerror(exc: OSError) -> None:
         where = exc.filename if isinstance(exc.filename, str) else top
@@ -140,7 +169,10 @@ def _walk_dir(
         )
 
     for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
-        dirnames[:] = sorted(d for d in dirnames if not _is_hidden(d))
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if not _is_hidden(d) and os.path.abspath(os.path.join(dirpath, d)) not in pruned
+        )
         for name in sorted(filenames):
             if not _is_hidden(name):
                 yield os.path.join(dirpath, name)

@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ragloom.errors import InvalidInputError
 from ragloom.models import Document
 from ragloom.search_text import search_text
-from ragloom.stores import IndexedDocument, ScoredChunk, SearchMode, Store, StoreError, StoreInfo
+from ragloom.stores import (
+    IndexedDocument,
+    ScoredChunk,
+    SearchMode,
+    Store,
+    StoreBusyError,
+    StoreCheck,
+    StoreError,
+    StoreInfo,
+)
 
 from ._where import condition_sql, metadata_tokens, sql_string
 
@@ -73,6 +82,14 @@ _FOLD_TAIL = 2_000
 #: dimensions; the index reads about a quarter of them, with ~0.98 recall@10 of the exact one.
 _VECTOR_INDEX_ROWS = 50_000
 _VECTOR_INDEX_PREFIX = "vector_ivf"
+
+
+#: The file in the store's directory that a writer holds locked (``flock``) while it writes.
+LOCK_FILE = "ragloom-writer.lock"
+#: The file in the store's directory holding :meth:`LanceDBStore.properties` (JSON).
+PROPERTIES_FILE = "ragloom-index.json"
+#: Seconds a writer waits for another one by default.
+LOCK_TIMEOUT = 60.0
 
 
 #: A source location LanceDB appends to its errors (``, /path/to/file.rs:224:20``).
@@ -192,8 +209,22 @@ class LanceDBStore(Store):
     re-ingest with nothing changed) reads fingerprints and the dimension through Lance,
     without importing lancedb.
 
-    One process should write a store at a time; readers in other processes see every
-    finished commit (reads check for a newer version).
+    **Writers and readers.** A handle that writes (or calls :meth:`lock`) first takes the
+    store's writer lock (an OS file lock on ``ragloom-writer.lock`` in the directory, released
+    by :meth:`close` or when the process ends, however it ends): a second writer waits up to
+    ``lock_timeout`` seconds, then raises :class:`~ragloom.stores.StoreBusyError`. Readers take
+    no lock and see every finished commit (reads check for a newer version). A write that
+    fails (a full disk, a file-size limit) is rolled back: both tables return to their versions
+    before it. Closing a handle that wrote removes the tables' old versions and any file a
+    crashed writer left (safe: it holds the writer lock), so the directory stays the size of
+    what it holds.
+
+    **Checks.** :meth:`check` compares the documents table with the chunks table (every
+    finished document has exactly the chunks it recorded, no chunk belongs to no document, the
+    data files can be read; ``full=True`` also reads every row and queries the indexes);
+    :meth:`repair` removes what is damaged, so that ingesting the files again gives the index
+    a fresh build gives. :meth:`properties` is a small JSON record kept beside the tables
+    (``ragloom ingest`` records the root its ids are relative to and its embedder there).
 
     Args:
         path: the store's directory (created by the first write).
@@ -208,6 +239,8 @@ class LanceDBStore(Store):
             (``None``: always search exactly).
         vector_nprobes: partitions a search reads once that index exists (``None``: a
             quarter of them, at least 20).
+        lock_timeout: seconds a writer waits for another process's writer lock before it
+            raises :class:`~ragloom.stores.StoreBusyError` (0: do not wait).
     """
 
     step_id: ClassVar[str] = "ragloom-lancedb/store"
@@ -223,6 +256,7 @@ class LanceDBStore(Store):
         hybrid_candidates: int = 50,
         vector_index_rows: int | None = _VECTOR_INDEX_ROWS,
         vector_nprobes: int | None = None,
+        lock_timeout: float = LOCK_TIMEOUT,
     ) -> None:
         if not isinstance(table, str) or not table or not table.replace("_", "").isalnum():
             raise ValueError(f"table must be a name of letters, digits and _, got {table!r}")
@@ -236,6 +270,13 @@ class LanceDBStore(Store):
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if (
+            isinstance(lock_timeout, bool)
+            or not isinstance(lock_timeout, int | float)
+            or not math.isfinite(lock_timeout)
+            or lock_timeout < 0
+        ):
+            raise ValueError(f"lock_timeout must be a number of seconds >= 0, got {lock_timeout!r}")
         if hybrid_fusion not in ("relative", "rrf"):
             raise ValueError(f"hybrid_fusion must be 'relative' or 'rrf', got {hybrid_fusion!r}")
         if (
@@ -267,6 +308,10 @@ class LanceDBStore(Store):
         self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
         #: Partitions of the table's approximate vector index (``None``: none; read on open).
         self._partitions: int | None = None
+        self.lock_timeout = float(lock_timeout)
+        self._writer: Any = None  # the writer lock (a filelock.FileLock) while this handle holds it
+        self._wrote = False  # this handle committed something (old versions to clean at close)
+        self._failed = False  # a write of this handle failed (then nothing is cleaned)
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -284,6 +329,7 @@ class LanceDBStore(Store):
             "hybrid_candidates": self.hybrid_candidates,
             "vector_index_rows": self.vector_index_rows,
             "vector_nprobes": self.vector_nprobes,
+            "lock_timeout": self.lock_timeout,
         }
 
     def __repr__(self) -> str:
@@ -604,32 +650,31 @@ class LanceDBStore(Store):
             known = self.dimension if chunks is not None else None
             ids, fingerprints, counts, rows, dimension = self._prepare(docs, known)
             self._check_writable()
+            self.take_writer_lock()
             self._tables(create=True)
             with self._guard("create the documents table"):
                 if self._documents is None:
                     self._documents = self._db.create_table(
                         self._documents_table, schema=self._document_schema()
                     )
-            with self._guard("mark the documents as being written"):
-                known_before = self._upsert_documents(
-                    self._document_rows(ids, [UNFINISHED] * len(ids), [-1] * len(ids))
-                )
-            # Chunks only exist for documents that have a row (rows go last on delete).
-            if self._chunks is not None and known_before:
-                with self._guard("delete the documents' old chunks"):
-                    for predicate in self._in("document_id", ids):
-                        self._chunks.delete(predicate)
-            if rows is not None:
-                with self._guard("add the chunks"):
-                    if self._chunks is None:
-                        assert dimension is not None
-                        self._chunks = self._db.create_table(
-                            self.table, schema=self._chunk_schema(dimension)
-                        )
-                    self._chunks.add(rows)
-                self._pending_rows += rows.num_rows
-            with self._guard("record the documents' fingerprints"):
-                self._upsert_documents(self._document_rows(ids, fingerprints, counts))
+            self._wrote = True
+            before = (
+                self._documents.version,
+                None if self._chunks is None else self._chunks.version,
+            )
+            try:
+                self._replace(ids, fingerprints, counts, rows, dimension)
+            except StoreError as exc:
+                self._failed = True  # old versions are kept: they may be all that is readable
+                if self._roll_back(*before):
+                    raise StoreError(
+                        f"{exc}; the write was rolled back: the index is as it was before it"
+                    ) from None
+                raise
+            except BaseException:
+                self._failed = True
+                self._roll_back(*before)
+                raise
             self._pending_commits += 4
             if self._chunks is not None:
                 self._ensure_indexes()
@@ -638,6 +683,51 @@ class LanceDBStore(Store):
                     self._optimize(vectors=False)
                 else:
                     _release_memory()
+
+    def _roll_back(self, documents_version: int, chunks_version: int | None) -> bool:
+        """Return both tables to their versions before a write that failed (a table the
+        write created is dropped); if even that fails, the documents stay marked unfinished
+        and the next ingest writes them again."""
+        try:
+            if self._chunks is not None and self._chunks.version != chunks_version:
+                if chunks_version is None:
+                    self._db.drop_table(self.table)
+                    self._chunks = None
+                    self._dimension = None
+                    self._text_indexed = False
+                else:
+                    self._chunks.restore(chunks_version)
+            if self._documents is not None and self._documents.version != documents_version:
+                self._documents.restore(documents_version)
+        except Exception:  # noqa: BLE001 - the write's own error is the one to report
+            return False
+        return True
+
+    def _replace(
+        self, ids: list[str], fingerprints: list[str], counts: list[int], rows: Any,
+        dimension: int | None,
+    ) -> None:
+        """The four commits of a write (see the class)."""
+        with self._guard("mark the documents as being written"):
+            known_before = self._upsert_documents(
+                self._document_rows(ids, [UNFINISHED] * len(ids), [-1] * len(ids))
+            )
+        # Chunks only exist for documents that have a row (rows go last on delete).
+        if self._chunks is not None and known_before:
+            with self._guard("delete the documents' old chunks"):
+                for predicate in self._in("document_id", ids):
+                    self._chunks.delete(predicate)
+        if rows is not None:
+            with self._guard("add the chunks"):
+                if self._chunks is None:
+                    assert dimension is not None
+                    self._chunks = self._db.create_table(
+                        self.table, schema=self._chunk_schema(dimension)
+                    )
+                self._chunks.add(rows)
+            self._pending_rows += rows.num_rows
+        with self._guard("record the documents' fingerprints"):
+            self._upsert_documents(self._document_rows(ids, fingerprints, counts))
 
     def _index_names(self, chunks: Any) -> set[str]:
         with self._guard("list the indexes"):
@@ -745,6 +835,8 @@ class LanceDBStore(Store):
             if not present:
                 return 0
             self._check_writable()
+            self.take_writer_lock()
+            self._wrote = True
             with self._guard("mark the documents as being deleted"):
                 for predicate in self._in("document_id", present):
                     documents.update(where=predicate, values={"fingerprint": UNFINISHED})
@@ -766,6 +858,8 @@ class LanceDBStore(Store):
                 return 0
             count = len(self.fingerprints())
             self._check_writable()
+            self.take_writer_lock()
+            self._wrote = True
             if documents is not None:
                 with self._guard("mark the documents as being deleted"):
                     documents.update(where="TRUE", values={"fingerprint": UNFINISHED})
@@ -780,6 +874,354 @@ class LanceDBStore(Store):
                     self._documents = None
             self._pending_rows = self._pending_commits = 0
             return count
+
+
+    # -- the writer lock, properties, checks ------------------------------------------------
+
+    def take_writer_lock(self, on_wait: Any = None) -> None:
+        """Take the writer lock (held until :meth:`close`); ``on_wait()`` is called once if
+        another process holds it and this one waits.
+
+        Raises:
+            StoreBusyError: another process held it for ``lock_timeout`` seconds.
+            StoreError: the directory cannot be written (read-only).
+        """
+        with self._lock:
+            self._check_open()
+            if self._writer is not None:
+                return
+            if self.path.exists() and not self.path.is_dir():
+                raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
+            self._check_writable()
+            with self._guard("create the store directory"):
+                self.path.mkdir(parents=True, exist_ok=True)
+            from filelock import FileLock, Timeout
+
+            writer = FileLock(str(self.path / LOCK_FILE), is_singleton=False)
+            try:
+                writer.acquire(timeout=0)
+            except Timeout:
+                if self.lock_timeout <= 0:
+                    raise StoreBusyError(self._busy(0.0)) from None
+                if on_wait is not None:
+                    on_wait()
+                try:
+                    writer.acquire(timeout=self.lock_timeout)
+                except Timeout:
+                    raise StoreBusyError(self._busy(self.lock_timeout)) from None
+            except OSError as exc:
+                raise StoreError(
+                    f"LanceDB store at {self.location}: cannot take the writer lock: {exc}"
+                ) from None
+            self._writer = writer
+
+    def _busy(self, waited: float) -> str:
+        return (
+            f"the index at {self.location} is busy: another process is writing it"
+            + (f" (waited {waited:g} s)" if waited else "")
+            + "; try again when it has finished (or let this one wait longer: --wait SECONDS)"
+        )
+
+    def _held_elsewhere(self) -> bool:
+        """Whether another process holds the writer lock now (never waits)."""
+        if self._writer is not None or not (self.path / LOCK_FILE).exists():
+            return False
+        from filelock import FileLock, Timeout
+
+        probe = FileLock(str(self.path / LOCK_FILE), is_singleton=False)
+        try:
+            probe.acquire(timeout=0)
+        except Timeout:
+            return True
+        except OSError:
+            return False  # a read-only directory: no writer can be at work in it either
+        probe.release()
+        return False
+
+    def _unlock(self) -> None:
+        if self._writer is not None:
+            self._writer.release()
+            self._writer = None
+
+    def properties(self) -> dict[str, Any]:
+        """The JSON record kept beside the tables (empty when there is none)."""
+        path = self.path / PROPERTIES_FILE
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise StoreError(
+                f"LanceDB store at {self.location}: cannot read {path}: {exc}"
+            ) from None
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise StoreError(
+                f"LanceDB store at {self.location}: {path} is damaged (not a JSON object); "
+                "delete it and ingest again"
+            )
+        return data
+
+    def set_properties(self, values: Mapping[str, Any]) -> None:
+        """Merge ``values`` into :meth:`properties` (written atomically; takes the writer
+        lock)."""
+        with self._lock:
+            self.take_writer_lock()
+            merged = {**self.properties(), **dict(values)}
+            path = self.path / PROPERTIES_FILE
+            temporary = path.with_name(f".{PROPERTIES_FILE}.{os.getpid()}.tmp")
+            with self._guard("record the index's properties"):
+                try:
+                    temporary.write_text(
+                        json.dumps(merged, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                        encoding="utf-8",
+                    )
+                    os.replace(temporary, path)
+                finally:
+                    temporary.unlink(missing_ok=True)
+
+    def _readers(self) -> tuple[Any, Any]:
+        """``read(table, columns) -> pyarrow.Table`` over (chunks, documents), each ``None``
+        when the table does not exist: through Lance alone when it is installed and no
+        LanceDB connection is open (a check then costs no lancedb import)."""
+        if self._db is None and _has_lance():
+            found = []
+            for name in (self.table, self._documents_table):
+                dataset = self._peek(name)
+                found.append(
+                    None if dataset is None
+                    else (lambda columns, d=dataset: d.to_table(columns=columns))
+                )
+            return found[0], found[1]
+        chunks, documents = self._tables()
+
+        def reader(table: Any) -> Any:
+            if table is None:
+                return None
+            return lambda columns: (
+                table.search().select(columns).limit(None).to_arrow() if columns
+                else table.to_arrow()
+            )
+
+        return reader(chunks), reader(documents)
+
+    def check(self, full: bool = False) -> StoreCheck:
+        """Whether the documents table and the chunks table agree and their data can be read
+        (``full``: every row read whole, and the indexes queried). Never raises for damage:
+        what is wrong comes back as problems."""
+        import pyarrow.compute as pc
+
+        problems: list[str] = []
+        damaged: set[str] = set()
+        unreadable = False
+        with self._lock:
+            busy = self._held_elsewhere()
+            if not self.path.exists():
+                return StoreCheck(self.location, busy=busy, full=full)
+            try:
+                self.properties()
+            except StoreError as exc:
+                problems.append(str(exc))
+            try:
+                read_chunks, read_documents = self._readers()
+            except StoreError as exc:
+                return StoreCheck(
+                    self.location, (*problems, str(exc)), unreadable=True, busy=busy, full=full
+                )
+            recorded: dict[str, tuple[str, int]] = {}
+            if read_documents is not None:
+                try:
+                    with self._guard("read the documents table"):
+                        rows = read_documents(["document_id", "fingerprint", "chunks"])
+                    recorded = {
+                        d: (f, int(c)) for d, f, c in zip(
+                            rows.column("document_id").to_pylist(),
+                            rows.column("fingerprint").to_pylist(),
+                            rows.column("chunks").to_pylist(),
+                            strict=True,
+                        )
+                    }
+                except StoreError as exc:
+                    problems.append(str(exc))
+                    unreadable = True
+            held: dict[str, int] = {}
+            if read_chunks is not None:
+                try:
+                    with self._guard("read the chunks table"):
+                        table = read_chunks(None if full else ["document_id"])
+                        if full:
+                            self._check_rows(table, problems)
+                        counted = pc.value_counts(table.column("document_id")).to_pylist()
+                    held = {str(v["values"]): int(v["counts"]) for v in counted}
+                except StoreError as exc:
+                    problems.append(str(exc))
+                    unreadable = True
+            elif any(count > 0 for _, count in recorded.values()):
+                problems.append(
+                    f"LanceDB store at {self.location}: the chunks table is missing "
+                    f"({self._table_dir(self.table)})"
+                )
+            if not unreadable:
+                unfinished = sorted(d for d, (f, _c) in recorded.items() if f == UNFINISHED)
+                if unfinished:
+                    problems.append(
+                        f"{len(unfinished)} document(s) whose write did not finish, e.g. "
+                        f"{unfinished[0]!r}"
+                    )
+                wrong = sorted(
+                    d for d, (f, c) in recorded.items()
+                    if f != UNFINISHED and held.get(d, 0) != c
+                )
+                if wrong:
+                    d = wrong[0]
+                    problems.append(
+                        f"{len(wrong)} document(s) without the chunks recorded for them, e.g. "
+                        f"{d!r} ({held.get(d, 0)} of {recorded[d][1]})"
+                    )
+                orphans = sorted(d for d in held if d not in recorded)
+                if orphans:
+                    problems.append(
+                        f"{sum(held[d] for d in orphans)} chunk(s) of no recorded document, e.g. "
+                        f"of {orphans[0]!r}"
+                    )
+                damaged.update(unfinished, wrong, orphans)
+                if full and held and not problems:
+                    self._check_indexes(problems)
+        return StoreCheck(
+            self.location, tuple(problems), tuple(sorted(damaged)), unreadable, busy, full
+        )
+
+    def _check_rows(self, table: Any, problems: list[str]) -> None:
+        """Every chunk has a vector of the table's dimension and a unique id in its document."""
+        vectors = table.column("vector")
+        if vectors.null_count:
+            problems.append(f"{vectors.null_count} chunk(s) without a vector")
+        pairs = set(zip(
+            table.column("document_id").to_pylist(), table.column("id").to_pylist(), strict=True
+        ))
+        if len(pairs) != table.num_rows:
+            problems.append(f"{table.num_rows - len(pairs)} chunk(s) stored twice")
+
+    def _check_indexes(self, problems: list[str]) -> None:
+        """Query the full-text and vector indexes once each."""
+        chunks = self._tables()[0]
+        if chunks is None:
+            return
+        try:
+            with self._guard("read the indexes"):
+                names = self._index_names(chunks)
+            if _TEXT_COLUMN in names:
+                self._text(chunks, "the", 1, None)
+            dimension = self.dimension
+            if dimension:
+                self._vector(chunks, [1.0] * dimension, 1, None)
+        except StoreError as exc:
+            problems.append(str(exc))
+
+    def repair(self) -> tuple[StoreCheck, list[str]]:
+        """Remove what :meth:`check` (full) finds damaged; return that check and the ids of
+        the documents removed (``["*"]`` when data that could not be read was dropped, and
+        with it every document that had chunks there). Takes the writer lock.
+
+        What stays is consistent; ingesting the files again writes the removed documents, and
+        the index is then what a fresh build gives.
+        """
+        with self._lock:
+            self.take_writer_lock()
+            found = self.check(full=True)
+            if found.ok:
+                return found, []
+            removed: list[str] = []
+            if found.unreadable:
+                removed = self._drop_unreadable()
+            else:
+                chunks, documents = self._tables()
+                ids = list(found.damaged)
+                if ids:
+                    if chunks is not None:
+                        with self._guard("delete the damaged documents' chunks"):
+                            for predicate in self._in("document_id", ids):
+                                chunks.delete(predicate)
+                    if documents is not None:
+                        with self._guard("delete the damaged documents"):
+                            for predicate in self._in("document_id", ids):
+                                documents.delete(predicate)
+                    removed = ids
+                chunks = self._tables()[0]
+                if chunks is not None and not self.check(full=True).ok:
+                    # The data agree but an index cannot be read: build the indexes again.
+                    with self._guard("rebuild the indexes"):
+                        for index in chunks.list_indices():
+                            chunks.drop_index(index.name)
+                    self._text_indexed = False
+                    self._partitions = None
+                    self._ensure_indexes()
+                    self._ensure_vector_index(chunks)
+            self._wrote = True
+            self._cleanup()
+            return found, removed
+
+    def _drop_unreadable(self) -> list[str]:
+        """Drop the tables whose data cannot be read, and the documents that lose their
+        chunks with them."""
+        import shutil
+
+        lost_chunks = lost_documents = False
+        for name in (self.table, self._documents_table):
+            root = self._table_dir(name)
+            if not root.exists():
+                lost_chunks |= name == self.table
+                continue
+            try:
+                with self._guard(f"read table {name!r}"):
+                    if _has_lance():
+                        import lance
+
+                        lance.dataset(str(root)).to_table()
+                    else:
+                        import lancedb
+
+                        lancedb.connect(str(self.path)).open_table(name).to_arrow()
+            except StoreError:
+                with self._guard(f"remove the damaged table {name!r}"):
+                    shutil.rmtree(root)
+                lost_chunks |= name == self.table
+                lost_documents |= name == self._documents_table
+        self._chunks = self._documents = self._db = None
+        self._text_indexed = False
+        self._dimension = None
+        self._partitions = None
+        if lost_documents and self._table_dir(self.table).exists():
+            with self._guard("remove the chunks of unknown documents"):
+                shutil.rmtree(self._table_dir(self.table))
+        if lost_chunks and not lost_documents:
+            documents = self._tables()[1]
+            if documents is not None:
+                with self._guard("delete the documents whose chunks were lost"):
+                    documents.delete("chunks > 0 OR fingerprint = ''")
+        return ["*"]
+
+    def _cleanup(self) -> None:
+        """Remove old versions and files no version uses (a crashed writer's): only with the
+        writer lock held, so no write of another process can be under way."""
+        if self._writer is None or not self._wrote or self._failed or self._db is None:
+            return
+        import warnings
+        from datetime import timedelta
+
+        for table in (self._chunks, self._documents):
+            if table is None:
+                continue
+            try:
+                with self._guard("remove old versions"), warnings.catch_warnings():
+                    # lancedb 0.40 deprecates it for optimize(), which also rewrites files
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    table.cleanup_old_versions(timedelta(0), delete_unverified=True)
+            except StoreError:
+                pass  # only space: the next writer tries again
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -1032,7 +1474,10 @@ class LanceDBStore(Store):
             if chunks is None and documents is None:
                 return
             self._check_writable()
+            self.take_writer_lock()
+            self._wrote = True
             self._optimize()
+            self._cleanup()
 
     def _unindexed(self) -> int:
         """Chunk rows the full-text index does not hold yet."""
@@ -1060,7 +1505,9 @@ class LanceDBStore(Store):
                             or self._unindexed() > _FOLD_TAIL
                         ):
                             self._optimize()
+                self._cleanup()
             finally:
+                self._unlock()
                 self._closed = True
                 self._chunks = self._documents = self._db = None
                 if self._pool is not None:

@@ -182,7 +182,10 @@ class RayEngine(Engine):
         caches = cache_files(spec, [job_cache] if job_cache else [])
         cache_side = [p + s for p in caches for s in ("", "-wal", "-shm", "-journal")]
         outputs = [os.fspath(p) for p in (job.out, job.failures) if p is not None]
-        walked = walk_uris(uris) if uris else walk_inputs(texts, exclude=outputs + cache_side)
+        index_dir = [job.index] if job.index is not None and not is_uri(job.index) else []
+        walked = walk_uris(uris) if uris else walk_inputs(
+            texts, exclude=outputs + cache_side, exclude_dirs=index_dir  # never read the index
+        )
         check_outputs(walked, job.out, job.failures, cache_side)
         if not walked.files:  # nothing to run: nothing written, no Ray started
             report = IngestReport(
