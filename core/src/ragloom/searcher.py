@@ -213,7 +213,7 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
     store = open_index(settings.index, registry=registry, must_exist=True)
     try:
         embedder = None
-        if store.info().dimension is not None and settings.mode != "text":
+        if _dimension(store) is not None and settings.mode != "text":
             embedder = registry.create("embedder", DEFAULT_EMBEDDER)
         block = MultiQueryRetrievalPipeline(
             planner,
@@ -234,6 +234,14 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
     pipeline.registry = registry
     pipeline.own(store)
     return pipeline
+
+
+def _dimension(store: Any) -> int | None:
+    """The store's vector dimension, read without counting its rows where it can be."""
+    dimension = getattr(store, "dimension", None)
+    if dimension is None or not isinstance(dimension, int):
+        dimension = store.info().dimension
+    return dimension if isinstance(dimension, int) else None
 
 
 def _config_pipeline(config: str, allow_imports: bool) -> Pipeline[Any]:

@@ -18,9 +18,9 @@ from ..errors import (
     ConfigurationError,
     InvalidInputError,
     ItemProcessingError,
+    OutputError,
     PluginError,
 )
-from ..ingest._jsonl import OutputError
 from ..stores import StoreError
 
 __all__ = [
