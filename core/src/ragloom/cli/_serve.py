@@ -15,7 +15,17 @@ __all__ = ["serve"]
 
 #: Options that choose the components without a pipeline file.
 _NOT_WITH_CONFIG = ("index_path", "routes", "decomposer", "router", "top_k", "mode")
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to any address
 SERVE_MISSING = (
     "`ragloom serve` needs the serve extra (FastAPI and uvicorn): pip install "
     "'ragloom[serve]' (from a ragloom checkout: pip install './core[serve]')"
@@ -103,6 +113,7 @@ def serve(
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(2048)  # connections wait in the backlog until the server runs
     except OSError as exc:
         sock.close()
         raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
@@ -113,7 +124,7 @@ def serve(
         app = create_app(state, token=token.strip() if token else None)
         bound = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
-        if host not in _LOOPBACK:
+        if not _is_loopback(host):
             click.echo(
                 f"ragloom serve: warning: listening on {host}, reachable from other machines"
                 + ("" if token else "; anyone who can reach it can search (set --token)"),
@@ -125,7 +136,6 @@ def serve(
             app, log_level=os.environ.get("RAGLOOM_SERVE_LOG", "warning"), access_log=False,
             timeout_graceful_shutdown=10, lifespan="on",
         ))
-        sock.listen(2048)
         try:
             # uvicorn stops on SIGTERM or SIGINT once the requests under way are answered
             # (or after timeout_graceful_shutdown), then raises the signal again
