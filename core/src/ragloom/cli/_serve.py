@@ -59,6 +59,10 @@ SERVE_MISSING = (
     help="Require 'Authorization: Bearer TOKEN' on /search, /plan and /documents (prefer "
     "the environment variable: a command line is visible to other users).",
 )
+@click.option(
+    "--answer-cache", "answer_cache", default=1024, show_default=True, type=click.IntRange(0),
+    help="Answers kept for questions asked again while the index is unchanged (0: none).",
+)
 @click.pass_context
 def serve(
     ctx: click.Context,
@@ -73,6 +77,7 @@ def serve(
     config: str | None,
     allow_imports: bool,
     token: str | None,
+    answer_cache: int,
 ) -> int:
     """Answer searches over HTTP: a page at /, POST /search (the JSON of `ragloom search
     --json`), POST /plan, GET /documents/ID, GET /health, OpenAPI at /docs.
@@ -97,7 +102,7 @@ def serve(
     try:
         import uvicorn
 
-        from ..serve import ServeState, create_app
+        from ..serve import ServeLimits, ServeState, create_app
     except ImportError:
         raise click.UsageError(SERVE_MISSING) from None
     from ..searcher import SearchSettings
@@ -117,7 +122,7 @@ def serve(
     except OSError as exc:
         sock.close()
         raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    state = ServeState(settings)
+    state = ServeState(settings, ServeLimits(cached_answers=answer_cache))
     try:
         # the model and the index's files are read now, not by the first request
         state.default.search("warm up")

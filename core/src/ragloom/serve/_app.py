@@ -6,6 +6,7 @@ import json
 import logging
 import secrets
 import threading
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ class ServeLimits:
     max_k: int = 50
     #: Distinct ``k`` values kept open at once (each is a search with its own index handle).
     max_searchers: int = 8
+    #: Answers kept for questions asked again while the index stays at the same version
+    #: (0: none). Only for stores that tell their version (``read_version()``).
+    cached_answers: int = 1024
 
 
 class ServeState:
@@ -58,7 +62,34 @@ class ServeState:
         self.limits = limits or ServeLimits()
         self._searchers: dict[int, Searcher] = {}
         self._lock = threading.Lock()
+        self._answers: OrderedDict[tuple[int | None, str], tuple[Any, str]] = OrderedDict()
         self.default = self.searcher(None)
+
+    async def answer(self, question: str, k: int | None) -> str:
+        """The JSON of ``ragloom search --json`` for ``question`` (raises its failure).
+
+        An answer is kept (up to ``limits.cached_answers``, least recently asked dropped
+        first) with the version of the index it was read from, and given again only while
+        the index is still at that version: a re-ingest makes every kept answer stale."""
+        searcher = self.searcher(k) if k is not None else self.default
+        reader = getattr(searcher.store, "read_version", None)
+        version = reader() if reader is not None and self.limits.cached_answers else None
+        key = (k, question)
+        if version is not None:
+            with self._lock:
+                kept = self._answers.get(key)
+                if kept is not None and kept[0] == version:
+                    self._answers.move_to_end(key)
+                    return kept[1]
+        result = await searcher.asearch(question)
+        text = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        if version is not None:
+            with self._lock:
+                self._answers[key] = (version, text)
+                self._answers.move_to_end(key)
+                while len(self._answers) > self.limits.cached_answers:
+                    self._answers.popitem(last=False)
+        return text
 
     def searcher(self, k: int | None) -> Searcher:
         """The search with ``k`` passages (``None``: the settings' own)."""
@@ -284,13 +315,14 @@ def create_app(
     async def answer(question: str, k: int | None) -> Response:
         asked = _check_question(question, limits)
         k = _check_k(k, limits)
-        searcher = state.searcher(k) if k is not None else state.default
         try:
-            result = await searcher.asearch(asked)
+            text = await state.answer(asked, k)
+        except (InvalidInputError, ConfigurationError):
+            raise
         except RagloomError as exc:
             # what `ragloom search --json` prints for a question that failed
             return _json({"query": asked, "error": str(exc)}, status=500)
-        return _json(result.model_dump(mode="json"))
+        return Response(text, media_type="application/json")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:

@@ -510,6 +510,16 @@ class LanceDBStore(Store):
             self._pinned = found
             return found
 
+    def read_version(self) -> tuple[int, int] | None:
+        """What searches read now: (documents table version, chunks table version). Two equal
+        values mean the same chunks, so a search's results may be reused while it stays the
+        same (``ragloom serve`` does). ``None`` when it cannot be told cheaply: Lance's package
+        is not installed, this handle has written, or a write is under way."""
+        snapshot = self._snapshot()
+        if snapshot is None or snapshot.version < 0:
+            return None
+        return snapshot.version, int(snapshot.chunks.version)
+
     # -- schemas ----------------------------------------------------------------------------
 
     @staticmethod
