@@ -134,6 +134,8 @@ def main() -> None:
     parser.add_argument("--same", action="store_true", help="ask one question every time")
     parser.add_argument("serve_args", nargs="*", help="more `ragloom serve` options (after --)")
     args = parser.parse_args()
+    # a SIGTERM (or SIGINT in a background job) still stops the server in the `finally` below
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     asked = questions(args.questions)
     if args.same:
         asked = asked[:1]
