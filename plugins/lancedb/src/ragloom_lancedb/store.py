@@ -203,9 +203,13 @@ class LanceDBStore(Store):
     **Memory.** A write holds its batch's rows; after every write and fold the C heap's free
     pages go back to the OS. Folds and the vector index build work on the whole table: with
     lancedb 0.40 building the IVF index holds every vector (about 1.7 KB per chunk of 256
-    dimensions), so a large first ingest peaks at close. A store that only reads (a
-    re-ingest with nothing changed) reads fingerprints and the dimension through Lance,
-    without importing lancedb.
+    dimensions), so a large first ingest peaks at close.
+
+    **Reading without LanceDB.** Where Lance's package is installed (the ``lance`` extra), a
+    store that has not written reads through Lance and never imports lancedb (seconds of
+    start-up): searches, :meth:`chunks`, :meth:`fingerprints` and the dimension. Its searches
+    read the newest whole version: while another process's write is half done, they keep
+    the version before it (see :meth:`read_version`).
 
     One process should write a store at a time; readers in other processes see every
     finished commit (reads check for a newer version).
