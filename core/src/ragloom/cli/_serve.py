@@ -122,7 +122,11 @@ def serve(
     except OSError as exc:
         sock.close()
         raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    state = ServeState(settings, ServeLimits(cached_answers=answer_cache))
+    try:
+        state = ServeState(settings, ServeLimits(cached_answers=answer_cache))
+    except BaseException:  # no index, a bad routes file...: reported by the command line
+        sock.close()
+        raise
     try:
         # the model and the index's files are read now, not by the first request
         state.default.search("warm up")
