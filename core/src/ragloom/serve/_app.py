@@ -71,7 +71,10 @@ class ServeState:
         An answer is kept (up to ``limits.cached_answers``, least recently asked dropped
         first) with the version of the index it was read from, and given again only while
         the index is still at that version: a re-ingest makes every kept answer stale."""
-        searcher = self.searcher(k) if k is not None else self.default
+        if k is None or k == self.settings.top_k:
+            searcher = self.default
+        else:  # opening another search reads the index: not on the event loop
+            searcher = await anyio.to_thread.run_sync(self.searcher, k)
         reader = getattr(searcher.store, "read_version", None)
         version = reader() if reader is not None and self.limits.cached_answers else None
         key = (k, question)
@@ -331,8 +334,7 @@ def create_app(
 
     @app.get("/health", summary="Whether the server is up")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "index": state.settings.index if state.settings.config is None
-                else None}
+        return {"status": "ok"}  # nothing about the index: this needs no token
 
     @app.get("/search", dependencies=guarded, summary="Answer a question (query string)")
     async def search_get(
