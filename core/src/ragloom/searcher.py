@@ -225,7 +225,7 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
         from .stores import StoreError
 
         try:  # opening the tables first lets the check read through them
-            dimension = store.info().dimension
+            dimension = _dimension(store)
         except StoreError:
             check_index(store)  # says what is damaged, and how to repair it
             raise
@@ -311,6 +311,14 @@ def index_embedder(store: Any, registry: Any, name: str | None, dimension: int) 
             "embedder that built it), or ingest the files again"
         )
     return embedder
+
+
+def _dimension(store: Any) -> int | None:
+    """The store's vector dimension, read without counting its rows where it can be."""
+    dimension = getattr(store, "dimension", None)
+    if dimension is None or not isinstance(dimension, int):
+        dimension = store.info().dimension
+    return dimension if isinstance(dimension, int) else None
 
 
 def _config_pipeline(config: str, allow_imports: bool) -> Pipeline[Any]:

@@ -18,9 +18,9 @@ from ..errors import (
     ConfigurationError,
     InvalidInputError,
     ItemProcessingError,
+    OutputError,
     PluginError,
 )
-from ..ingest._jsonl import OutputError
 from ..stores import StoreError
 
 __all__ = [
@@ -84,6 +84,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Answer questions from the index: plan, retrieve per sub-query, fuse.",
     ),
     "index": ("ragloom.cli._index", "index", "Show or clear the index."),
+    "serve": (
+        "ragloom.cli._serve", "serve",
+        "Answer searches over HTTP (API and a search page; needs ragloom[serve]).",
+    ),
     "eval": (
         "ragloom.cli._eval", "eval_command",
         "Score search on labelled questions; compare set-ups and indexes.",

@@ -16,26 +16,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..errors import RagloomError
+from ..errors import OutputError
 
 __all__ = ["AtomicJsonlWriter", "OutputError", "chunk_record"]
-
-
-class OutputError(RagloomError):
-    """An output file could not be written (an I/O error: no space left, no permission...).
-
-    The previous file at that path, if any, is left as it was, and no temporary file remains.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], error: OSError, flag: str = "") -> None:
-        self.path = os.fspath(path)
-        self.error = error
-        reason = error.strerror or str(error)
-        what = f"{flag} {self.path}" if flag else self.path
-        super().__init__(
-            f"cannot write {what}: {reason} (a previous file there is unchanged; no partial "
-            "file remains)"
-        )
 
 
 def _umask() -> int:

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from ragloom.errors import InvalidInputError
 from ragloom.models import Document
@@ -52,6 +52,21 @@ _TEXT_COLUMN = "search_text"
 _RESULT_COLUMNS: list[str] = [
     c for c in _CHUNK_COLUMNS if c not in ("where_tokens", "vector", "search_text")
 ]
+
+class _Snapshot(NamedTuple):
+    """What searches read through Lance (see ``LanceDBStore._snapshot``)."""
+
+    #: The documents table's version (-1: read mid-write, to be replaced at the next search).
+    version: int
+    documents: Any
+    chunks: Any
+    #: Partitions of the approximate vector index (``None``: none).
+    partitions: int | None
+    #: Whether the full-text index exists.
+    has_text_index: bool
+    #: The vector dimension (``None``: no vector column of fixed size).
+    dimension: int | None
+
 
 #: A found chunk: its document's id, the chunk, its score.
 _Found = tuple[str, Document, float]
@@ -205,9 +220,13 @@ class LanceDBStore(Store):
     **Memory.** A write holds its batch's rows; after every write and fold the C heap's free
     pages go back to the OS. Folds and the vector index build work on the whole table: with
     lancedb 0.40 building the IVF index holds every vector (about 1.7 KB per chunk of 256
-    dimensions), so a large first ingest peaks at close. A store that only reads (a
-    re-ingest with nothing changed) reads fingerprints and the dimension through Lance,
-    without importing lancedb.
+    dimensions), so a large first ingest peaks at close.
+
+    **Reading without LanceDB.** Where Lance's package is installed (the ``lance`` extra), a
+    store that has not written reads through Lance and never imports lancedb (seconds of
+    start-up): searches, :meth:`chunks`, :meth:`fingerprints` and the dimension. Its searches
+    read the newest whole version: while another process's write is half done, they keep
+    the version before it (see :meth:`read_version`).
 
     **Writers and readers.** A handle that writes (or calls :meth:`lock`) first takes the
     store's writer lock (an OS file lock on ``ragloom-writer.lock`` in the directory, released
@@ -312,6 +331,10 @@ class LanceDBStore(Store):
         self._writer: Any = None  # the writer lock (a filelock.FileLock) while this handle holds it
         self._wrote = False  # this handle committed something (old versions to clean at close)
         self._failed = False  # a write of this handle failed (then nothing is cleaned)
+        #: What searches read when Lance's package is installed and this handle has not
+        #: written: (documents table version, chunks dataset at a consistent version, its
+        #: vector partitions, whether it has the full-text index); see :meth:`_snapshot`.
+        self._pinned: _Snapshot | None = None
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -463,6 +486,9 @@ class LanceDBStore(Store):
     def dimension(self) -> int | None:
         """The vector dimension of the chunks table (``None`` before the first chunk)."""
         with self._lock:
+            snapshot = self._snapshot()
+            if snapshot is not None:
+                return snapshot.dimension
             chunks = self._tables()[0] if self._db is not None or not _has_lance() else (
                 self._peek(self.table)
             )
@@ -470,10 +496,79 @@ class LanceDBStore(Store):
             return None
         if self._dimension is None:
             with self._guard("read the schema"):
-                field = chunks.schema.field("vector")
-            size = getattr(field.type, "list_size", None)
-            self._dimension = int(size) if size is not None else None
+                self._dimension = _vector_size(chunks.schema)
         return self._dimension
+
+    def _snapshot(self) -> _Snapshot | None:
+        """The chunks table as a Lance dataset at the newest whole version, for reading
+        without a LanceDB connection (``None``: read through LanceDB instead: Lance's package
+        is not installed, or this handle has written, or the store has no chunks).
+
+        A write commits to the documents table first (its documents marked unfinished) and
+        last (their fingerprints recorded), and changes the chunks in between; a delete
+        likewise. So a version of the chunks table read while the documents table stays at a
+        version with no unfinished document is a whole one: searches never see a write half
+        done. While the newest versions are mid-write, searches keep reading the version they
+        had (before any, the newest). Looking for a newer version costs microseconds, so
+        each search sees every write finished before it.
+        """
+        if self._db is not None or not _has_lance():
+            return None
+        with self._lock:
+            pinned = self._pinned
+            if pinned is not None:
+                with self._guard("read the documents"):
+                    if pinned.documents.latest_version == pinned.version:
+                        return pinned
+            documents = self._peek(self._documents_table)
+            if documents is None:
+                self._pinned = None
+                return None
+            with self._guard("read the documents"):
+                version = documents.version
+                unfinished = documents.count_rows(
+                    filter=f"fingerprint = {sql_string(UNFINISHED)}"
+                )
+            if unfinished and pinned is not None:
+                return pinned  # a write is under way: keep the whole version
+            chunks = self._peek(self.table)
+            if chunks is None:
+                self._pinned = None
+                return None
+            with self._guard("read the documents"):
+                moved = documents.latest_version != version
+            if moved and pinned is not None:
+                return pinned  # a write began meanwhile: look again at the next search
+            with self._guard("list the indexes"):
+                indexes = [(i.name, i.field_names) for i in chunks.describe_indices()]
+            partitions = None
+            for name, fields in indexes:
+                count = name.removeprefix(_VECTOR_INDEX_PREFIX)
+                if (
+                    self.vector_index_rows is not None  # None: the index is never read
+                    and "vector" in fields and count != name and count.isdigit()
+                ):
+                    partitions = int(count)
+            found = _Snapshot(
+                version if not (moved or unfinished) else -1,
+                documents,
+                chunks,
+                partitions,
+                any(_TEXT_COLUMN in fields for _, fields in indexes),
+                _vector_size(chunks.schema),
+            )
+            self._pinned = found
+            return found
+
+    def read_version(self) -> tuple[int, int] | None:
+        """What searches read now: (documents table version, chunks table version). Two equal
+        values mean the same chunks, so a search's results may be reused while it stays the
+        same (``ragloom serve`` does). ``None`` when it cannot be told cheaply: Lance's package
+        is not installed, this handle has written, or a write is under way."""
+        snapshot = self._snapshot()
+        if snapshot is None or snapshot.version < 0:
+            return None
+        return snapshot.version, int(snapshot.chunks.version)
 
     # -- schemas ----------------------------------------------------------------------------
 
@@ -1240,11 +1335,17 @@ class LanceDBStore(Store):
             ids = list(dict.fromkeys(document_ids))
             if not ids:
                 return {}
-        chunks, _ = self._tables()
+        snapshot = self._snapshot()
+        chunks = snapshot.chunks if snapshot is not None else self._tables()[0]
         if chunks is None:
             return {}
         with self._guard("read the chunks"):
-            if ids is None:
+            if _is_dataset(chunks):
+                tables = [chunks.to_table(columns=list(_CHUNK_COLUMNS))] if ids is None else [
+                    chunks.to_table(columns=list(_CHUNK_COLUMNS), filter=predicate)
+                    for predicate in self._in("document_id", ids)
+                ]
+            elif ids is None:
                 tables = [chunks.to_arrow()]
             else:
                 tables = [
@@ -1335,8 +1436,16 @@ class LanceDBStore(Store):
             raise StoreError(f"the search text must be a string, got {type(text).__name__}")
         if where is not None and not isinstance(where, Mapping):
             raise StoreError(f"where must be a mapping, got {type(where).__name__}")
-        query = None if vector is None else self._query_vector(vector)
-        chunks, _ = self._tables()
+        snapshot = self._snapshot()
+        if snapshot is not None and (snapshot.has_text_index or mode == "vector"):
+            chunks, partitions = snapshot.chunks, snapshot.partitions
+            query = None if vector is None else self._query_vector(vector, snapshot.dimension)
+        else:  # through LanceDB (which builds a full-text index that a crash left unbuilt)
+            query = None if vector is None else self._query_vector(vector, self.dimension)
+            chunks, _ = self._tables()
+            partitions = self._partitions
+            if chunks is not None and mode != "vector":
+                self._ensure_text_index(chunks)
         if chunks is None:
             return []
         predicate = condition_sql(where, "where_tokens")
@@ -1344,16 +1453,18 @@ class LanceDBStore(Store):
             return []
         if mode == "vector":
             assert query is not None
-            return [ScoredChunk(c, s) for _, c, s in self._vector(chunks, query, top_k, predicate)]
+            return [
+                ScoredChunk(c, s)
+                for _, c, s in self._vector(chunks, query, top_k, predicate, partitions)
+            ]
         if mode == "text":
             assert text is not None
             return [ScoredChunk(c, s) for _, c, s in self._text(chunks, text, top_k, predicate)]
         assert query is not None and text is not None
         depth = max(top_k, self.hybrid_candidates)
-        # The two searches run at once (LanceDB works outside the GIL).
-        self._ensure_text_index(chunks)
+        # The two searches run at once (Lance works outside the GIL).
         by_text = self._helper().submit(self._text, chunks, text, depth, predicate)
-        by_vector = self._vector(chunks, query, depth, predicate)
+        by_vector = self._vector(chunks, query, depth, predicate, partitions)
         return self._fuse(by_vector, by_text.result(), top_k)
 
     def _helper(self) -> ThreadPoolExecutor:
@@ -1362,14 +1473,13 @@ class LanceDBStore(Store):
                 self._pool = ThreadPoolExecutor(2, thread_name_prefix="ragloom-lancedb")
             return self._pool
 
-    def _query_vector(self, vector: Sequence[float]) -> list[float]:
+    def _query_vector(self, vector: Sequence[float], dimension: int | None) -> list[float]:
         try:
             values = [float(v) for v in vector]
         except (TypeError, ValueError):
             raise StoreError("the search vector must be a sequence of numbers") from None
         if not all(math.isfinite(v) for v in values):
             raise StoreError("the search vector holds NaN or infinity")
-        dimension = self.dimension
         if dimension is not None and len(values) != dimension:
             raise StoreError(
                 f"LanceDB store at {self.location} holds vectors of dimension {dimension}; "
@@ -1390,28 +1500,47 @@ class LanceDBStore(Store):
         return out
 
     def _vector(
-        self, chunks: Any, query: list[float], limit: int, predicate: str | None
+        self,
+        chunks: Any,
+        query: list[float],
+        limit: int,
+        predicate: str | None,
+        partitions: int | None,
     ) -> list[_Found]:
-        partitions = self._partitions
         exact = partitions is None
+        columns = [*_RESULT_COLUMNS, "_distance"]
         while True:
+            nprobes = (
+                None if exact or partitions is None
+                else self.vector_nprobes or max(20, math.ceil(partitions / 4))
+            )
             with self._guard("search by vector"):
-                builder = (
-                    chunks.search(query, vector_column_name="vector", query_type="vector")
-                    .distance_type("cosine")
-                    .select([*_RESULT_COLUMNS, "_distance"])
-                    .limit(limit)
-                )
-                if exact:
-                    builder = builder.bypass_vector_index()
-                else:
-                    assert partitions is not None
-                    builder = builder.nprobes(
-                        self.vector_nprobes or max(20, math.ceil(partitions / 4))
+                if _is_dataset(chunks):
+                    nearest: dict[str, Any] = {
+                        "column": "vector", "q": query, "k": limit, "metric": "cosine",
+                    }
+                    if nprobes is None:
+                        nearest["use_index"] = False
+                    else:
+                        nearest["nprobes"] = nprobes
+                    found = chunks.to_table(
+                        columns=columns, nearest=nearest, filter=predicate,
+                        prefilter=predicate is not None,
                     )
-                if predicate is not None:
-                    builder = builder.where(predicate, prefilter=True)
-                found = builder.to_arrow()
+                else:
+                    builder = (
+                        chunks.search(query, vector_column_name="vector", query_type="vector")
+                        .distance_type("cosine")
+                        .select(columns)
+                        .limit(limit)
+                    )
+                    if nprobes is None:
+                        builder = builder.bypass_vector_index()
+                    else:
+                        builder = builder.nprobes(nprobes)
+                    if predicate is not None:
+                        builder = builder.where(predicate, prefilter=True)
+                    found = builder.to_arrow()
             if exact or predicate is None or found.num_rows >= limit:
                 break
             exact = True  # a selective condition: the probed partitions held too few matches
@@ -1422,18 +1551,26 @@ class LanceDBStore(Store):
     ) -> list[_Found]:
         if not text.strip():
             return []
-        self._ensure_text_index(chunks)
-        from lancedb.query import MatchQuery
-
+        columns = [*_RESULT_COLUMNS, "_score"]
         with self._guard("search the full text"):
-            builder = (
-                chunks.search(MatchQuery(text, _TEXT_COLUMN), query_type="fts")
-                .select([*_RESULT_COLUMNS, "_score"])
-                .limit(limit)
-            )
-            if predicate is not None:
-                builder = builder.where(predicate, prefilter=True)
-            found = builder.to_arrow()
+            if _is_dataset(chunks):
+                from lance.query import MatchQuery as LanceMatch
+
+                found = chunks.to_table(
+                    columns=columns, full_text_query=LanceMatch(text, _TEXT_COLUMN),
+                    limit=limit, filter=predicate, prefilter=predicate is not None,
+                )
+            else:
+                from lancedb.query import MatchQuery
+
+                builder = (
+                    chunks.search(MatchQuery(text, _TEXT_COLUMN), query_type="fts")
+                    .select(columns)
+                    .limit(limit)
+                )
+                if predicate is not None:
+                    builder = builder.where(predicate, prefilter=True)
+                found = builder.to_arrow()
         return self._rows(found, "_score", float)
 
     def _fuse(
@@ -1531,6 +1668,17 @@ def _chunk_of(row: Mapping[str, Any], embedding: list[float] | None = None) -> D
 
 
 _HAS_LANCE: bool | None = None
+
+
+def _vector_size(schema: pa.Schema) -> int | None:
+    """The fixed size of the schema's vector column (``None``: not a fixed size)."""
+    size = getattr(schema.field("vector").type, "list_size", None)
+    return int(size) if size is not None else None
+
+
+def _is_dataset(table: Any) -> bool:
+    """Whether ``table`` is a Lance dataset (read through Lance), not a LanceDB table."""
+    return hasattr(table, "scanner")
 
 
 def _has_lance() -> bool:
