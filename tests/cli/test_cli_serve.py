@@ -27,7 +27,7 @@ pytest.importorskip("ragloom_lancedb", reason="ragloom-lancedb is not installed"
 pytest.importorskip("ragloom_rules", reason="ragloom-rules is not installed")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from sample_index import SAMPLE_DOCS, build_sample_index  # noqa: E402
+from sample_index import SAMPLE_DOCS, build_sample_index, sample_docs_of  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("serve")
 
@@ -199,8 +199,7 @@ def test_a_reingest_is_searched_without_a_restart_and_never_half_written(
     question = "How do I feed the zebrafinch?"
     before = server.client.get("/search", params={"q": question}).json()
     assert all("zebrafinch" not in p["content"] for p in before["passages"])
-    docs = tmp_path / "more"
-    shutil.copytree(SAMPLE_DOCS, docs)
+    docs = sample_docs_of(index)  # the index's root
     (docs / "guides" / "birds.md").write_text(
         "# Birds\n\nFeed the zebrafinch seeds every morning; the zebrafinch likes millet.\n",
         encoding="utf-8",

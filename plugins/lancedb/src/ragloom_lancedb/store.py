@@ -1212,7 +1212,7 @@ class LanceDBStore(Store):
                 self._text(chunks, "the", 1, None)
             dimension = self.dimension
             if dimension:
-                self._vector(chunks, [1.0] * dimension, 1, None)
+                self._vector(chunks, [1.0] * dimension, 1, None, self._partitions)
         except StoreError as exc:
             problems.append(str(exc))
 
