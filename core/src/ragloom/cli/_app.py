@@ -269,6 +269,32 @@ def _internal_error(exc: BaseException) -> int:
     return EXIT_INTERNAL
 
 
+def _broken_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` is (or was raised while handling) a write to a closed pipe."""
+    import errno
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, BrokenPipeError) or (
+            isinstance(current, OSError) and current.errno == errno.EPIPE
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _closed_stdout() -> int:
+    """Standard output was closed early (piped into ``head``): a normal, quiet end, like other
+    Unix tools. Later writes (Python's own flush at exit included) go to the null device."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return EXIT_OK
+
+
 def run(argv: list[str] | None) -> int:
     """Run the group; turn every outcome into an exit status (no traceback for user errors)."""
     try:
@@ -301,12 +327,16 @@ def run(argv: list[str] | None) -> int:
         error("out of memory: lower --max-file-size or split the input")
         return EXIT_USAGE
     except BrokenPipeError:
-        # stdout was closed early (piped into `head`): stop quietly, and keep Python from
-        # complaining again when it flushes stdout at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+        return _closed_stdout()
+    except SystemExit as exc:
+        # click turns a closed pipe (EPIPE) into sys.exit(1), after wrapping sys.stdout so
+        # that its flush at exit stays quiet (click 8.1 exits with the OSError as context).
+        if _broken_pipe(exc) or type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper":
+            return _closed_stdout()
+        return _internal_error(exc)
     except BaseException as exc:  # noqa: BLE001 - a bug: one line, and the traceback saved
+        if _broken_pipe(exc):
+            return _closed_stdout()
         return _internal_error(exc)
     if isinstance(result, int):
         return result
