@@ -90,7 +90,13 @@ def test_a_pipeline_naming_a_broken_plugin_fails_with_a_message(rb, work, plugin
 
 @pytest.mark.parametrize(
     ("step", "kind"),
-    [("ExitZero", "SystemExit"), ("RaiseBase", "Base"), ("Fail", "ValueError")],
+    [
+        ("ExitZero", "SystemExit"),
+        ("RaiseBase", "Base"),
+        ("Fail", "ValueError"),
+        ("RaiseInterrupt", "KeyboardInterrupt"),
+        ("RaiseInterruptAsync", "KeyboardInterrupt"),
+    ],
 )
 def test_any_exception_from_a_step_fails_only_its_item(rb, work: Path, step, kind) -> None:
     (work / "docs" / "bad.txt").write_text("the bad one\n", encoding="utf-8")

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ._interrupts import signalled
 from .events import Event, ItemFailed
 from .policy import Policy
 
@@ -205,7 +206,9 @@ class ExecutionContext:
                 if inspect.isawaitable(result):
                     await result
             except BaseException as exc:
-                if isinstance(exc, KeyboardInterrupt | _cancelled()):
+                if isinstance(exc, _cancelled()) or (
+                    isinstance(exc, KeyboardInterrupt) and signalled()
+                ):
                     raise
                 self._observer_failed(observer, exc)
 

@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterab
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ._inputs import wrong_item
+from ._interrupts import watching as watching_interrupts
 from .context import ExecutionContext, Observer, StepStats
 from .errors import ComponentTypeError, ConfigurationError
 from .events import ItemFailed, RunFinished, RunStarted
@@ -259,12 +260,15 @@ class Pipeline(Generic[T]):
         aborted = True
         try:
             windows = self.terminal.windows(context)
-            try:
-                async for window in windows:
-                    outputs += len(window)
-                    yield window
-            finally:
-                await windows.aclose()
+            # Signals are noted while the run goes on, so that a KeyboardInterrupt a step
+            # raises on its own fails that item instead of stopping the run.
+            with watching_interrupts():
+                try:
+                    async for window in windows:
+                        outputs += len(window)
+                        yield window
+                finally:
+                    await windows.aclose()
             aborted = False
         finally:
             if context.observed:

@@ -221,8 +221,11 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     spot (as a second Ctrl-C does). Outside a run, it is raised at once.
     """
     global _terminated, _signal_count, _watchdog
+    from .._interrupts import note
+
     _terminated = True
     _signal_count += 1
+    note()
     handler = signal.getsignal(signal.SIGINT)
     if not callable(handler) or handler is signal.default_int_handler or _signal_count > 1:
         raise Terminated
@@ -231,14 +234,40 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
     main = threading.main_thread().ident
     if main is not None:
-        _watchdog = threading.Timer(SIGTERM_GRACE, signal.pthread_kill, (main, signal.SIGINT))
+        # The second signal is a SIGTERM to the main thread: this handler then raises on the
+        # spot, whatever the disposition of SIGINT (it may be ignored, or blocked).
+        _watchdog = threading.Timer(SIGTERM_GRACE, signal.pthread_kill, (main, signal.SIGTERM))
         _watchdog.daemon = True
         _watchdog.start()
 
 
+def _waiting_for_the_step(count: int) -> None:
+    """On the first Ctrl-C of a run: say at once that the run stops once the running steps
+    return (a step stuck in synchronous code never does), and that a second Ctrl-C stops it
+    now. Runs in the signal handler: one unbuffered write, no locks."""
+    if count != 1 or _terminated:
+        return
+    with contextlib.suppress(OSError):
+        os.write(
+            2,
+            b"\nragloom: stopping: waiting for the running steps to return; press Ctrl-C "
+            b"again to stop now\n",
+        )
+
+
 @contextlib.contextmanager
 def _signals() -> Iterator[None]:
+    """SIGTERM stops the command as Ctrl-C does (exit 143), whatever SIGINT's disposition.
+
+    When SIGINT was ignored at start (a background job of a non-interactive shell, some CI
+    runners), it stays ignored: it is blocked for the process, and Python's handler is put in
+    place only so that the event loop installs its own, which SIGTERM then uses to stop the
+    run in order (a blocked SIGINT never reaches it). Both are restored at the end, the
+    ignored disposition first, which discards a SIGINT still pending.
+    """
     global _terminated, _signal_count
+    from .._interrupts import on_interrupt
+
     _terminated = False
     _signal_count = 0
     try:
@@ -246,11 +275,20 @@ def _signals() -> Iterator[None]:
     except ValueError:  # not the main thread: leave signals alone
         yield
         return
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    remove = on_interrupt(_waiting_for_the_step)
     try:
         yield
     finally:
+        remove()
         _stop_watchdog()
         signal.signal(signal.SIGTERM, previous)
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _internal_error(exc: BaseException) -> int:
