@@ -208,7 +208,7 @@ def result_call(raw: Callable[[Any], Any], is_async: bool) -> Callable[[Any], An
     def one(item: Any) -> Any:
         try:
             return as_outputs(raw(item))
-        except BaseException as exc:  # noqa: BLE001 - the item fails, the run goes on
+        except BaseException as exc:
             if stops_run(exc):
                 raise
             return Failure(exc, 1)
@@ -344,7 +344,7 @@ def map_flat(
             else:
                 for item in window[start:] if start else window:
                     append(call(item, context))
-        except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+        except BaseException as exc:
             if stops_run(exc):
                 raise
             index = len(results)
@@ -365,7 +365,7 @@ def map_flat(
         elif isinstance(produced, list | types.GeneratorType):
             try:  # a returned generator runs only now
                 out.extend(list(produced))
-            except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+            except BaseException as exc:
                 if stops_run(exc):
                     raise
                 failed.append((window[index], exc))
@@ -398,7 +398,7 @@ async def amap_flat(
         elif isinstance(produced, list | types.GeneratorType):
             try:  # a returned generator runs only now
                 out.extend(list(produced))
-            except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+            except BaseException as exc:
                 if stops_run(exc):
                     raise
                 failed.append((item, exc))

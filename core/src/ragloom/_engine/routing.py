@@ -112,7 +112,7 @@ class Routing:
                     return failure
                 try:
                     produced = as_outputs(leaf.call(item))
-                except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+                except BaseException as exc:
                     if stops_run(exc):
                         raise
                     return Failure(exc, 1, leaf.mode)
