@@ -45,6 +45,43 @@ def test_out_equal_to_the_cache_is_refused(rb, work: Path) -> None:
     assert snapshot(work / "docs", work / "old.jsonl", work / "c.sqlite") == before
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-o", "c.sqlite", "--cache", "c.sqlite"],
+        ["-o", "new.jsonl", "--failures", "c.sqlite", "--cache", "c.sqlite"],
+        ["-o", "new.jsonl", "--failures", "new.jsonl", "--cache", "c.sqlite"],
+        ["-o", "docs/a.md", "--cache", "c.sqlite"],
+    ],
+    ids=["out-is-cache", "failures-is-cache", "out-is-failures", "out-is-input"],
+)
+def test_a_refused_run_creates_no_cache_file(rb, work: Path, args) -> None:
+    """Outputs are checked before anything is created: a refused run leaves no cache file
+    (nor its folder) behind."""
+    before = snapshot(work / "docs", work / "old.jsonl")
+    check(rb("ingest", "docs", *args), 2, "refusing to write")
+    assert sorted(p.name for p in work.iterdir()) == ["docs", "old.jsonl"]
+    _unchanged(work, before)
+    check(rb("ingest", "docs", "-o", "new.jsonl", "--cache", "made/c.sqlite",
+             "--failures", "new.jsonl"), 2, "refusing to write")
+    assert not (work / "made").exists()
+
+
+def test_a_cache_that_is_a_device_is_refused(rb, work: Path) -> None:
+    """``--cache /dev/null`` is refused before SQLite opens it (it would create
+    ``/dev/null-journal``)."""
+    cache = os.devnull
+    journal = Path(cache + "-journal")
+    existed = journal.exists()
+    before = snapshot(work / "docs", work / "old.jsonl")
+    check(rb("ingest", "docs", "-o", "new.jsonl", "--cache", cache), 2,
+          f"cannot use {cache} as the cache file", "--no-cache")
+    check(rb("cache", "info", "--cache", cache), 2, f"cannot use {cache} as the cache file")
+    assert existed or not journal.exists()
+    assert not (work / "new.jsonl").exists()
+    _unchanged(work, before)
+
+
 def test_out_equal_to_failures_is_refused(rb, work: Path) -> None:
     before = snapshot(work / "docs", work / "old.jsonl")
     check(rb("ingest", "docs", "-o", "old.jsonl", "--failures", "old.jsonl", "--no-cache"), 2,

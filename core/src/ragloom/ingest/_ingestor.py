@@ -159,6 +159,8 @@ class Ingestor:
             raise ConfigurationError("sync needs a store: it removes documents from an index")
         self.registry = registry or getattr(pipeline, "registry", None) or Registry()
         self._owned: list[Any] = []
+        self._cache_path: str | None = None
+        self._cache_store: Any = None
         #: Formats skipped with a note (the default pipeline lacks the plugin for them).
         self.skip_formats: dict[str, str] = {}
         if pipeline is None:
@@ -190,11 +192,10 @@ class Ingestor:
             self.pipeline.cache = False
             return "off"
         if isinstance(cache, str | os.PathLike):
-            from ..cache import SQLiteCacheStore
-
-            store = SQLiteCacheStore(cache)
-            self._owned.append(store)
-            self.pipeline.cache = store
+            # Opened when a run starts, once its outputs were checked: a refused run (an
+            # output that is the cache, a device given as the cache) creates nothing.
+            self._cache_path = os.fspath(cache)
+            self.pipeline.cache = False
             return str(cache)
         if not hasattr(cache, "get_many"):
             raise ConfigurationError(
@@ -316,6 +317,7 @@ class Ingestor:
                 raise ConfigurationError(f"no such file or folder: {text}")
         walked = walk_inputs(texts, exclude=self._cache_files())
         check_outputs(walked, out, failures, self._cache_files(), arguments=texts)
+        self._open_cache()
         report = IngestReport(
             files=len(walked.files),
             out=None if out is None else os.fspath(out),
@@ -366,9 +368,22 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _open_cache(self) -> None:
+        """Open the cache file given by path (once): after the run's checks passed."""
+        if self._cache_path is None or self._cache_store is not None:
+            return
+        from ..cache import SQLiteCacheStore
+
+        self._cache_store = store = SQLiteCacheStore(self._cache_path)
+        self._owned.append(store)
+        self.pipeline.cache = store
+
     def _cache_files(self) -> list[str]:
         caches = [self.pipeline.cache, *(step.cache for step in self.pipeline.walk())]
         paths: list[str] = []
+        if self._cache_path is not None:
+            base = self._cache_path
+            paths += [base, base + "-wal", base + "-shm", base + "-journal"]
         for cache in caches:
             path = getattr(cache, "path", None)
             if path is not None:
