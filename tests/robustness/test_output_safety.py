@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import check, snapshot, temp_files
+from .conftest import check, command, environment, pipeline_file, snapshot, temp_files
 
 
 def _unchanged(work: Path, before: dict[str, str]) -> None:
@@ -167,3 +167,37 @@ def test_an_earlier_output_inside_the_folder_is_replaced_not_ingested(rb, work: 
     first = (work / "docs" / "chunks.jsonl").read_text(encoding="utf-8")
     check(rb("ingest", "docs", "-o", "docs/chunks.jsonl", "--no-cache", "-q"), 0)
     assert (work / "docs" / "chunks.jsonl").read_text(encoding="utf-8") == first
+
+
+def test_a_temporary_left_by_kill_9_is_removed_by_the_next_run(rb, spawn, work: Path) -> None:
+    """``kill -9`` leaves the run's temporary output behind; the next successful run removes
+    it, and only it: a temporary of a process still running and one whose writer cannot be
+    told are left alone."""
+    blocking = pipeline_file(
+        work / "blocking.toml", 'import = "ragloom_rb_steps:BlockAfter"\nparams = { after = 1 }',
+        'chunker = "ragloom-text:auto"',
+    )
+    proc = spawn(command("ingest", "docs", "-o", "out.jsonl", "--no-cache", "-c", blocking,
+                         "--allow-imports"), cwd=work, env=environment())
+    assert proc.stderr is not None
+    seen = ""
+    while "blocked after 1 items" not in seen:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen += line
+    assert "blocked after 1 items" in seen, seen
+    proc.kill()
+    proc.wait()
+    left = temp_files(work)
+    assert len(left) == 1 and Path(left[0]).name.startswith(".out.jsonl."), left
+    # A temporary of a writer still running (this test's own process id) and one of an
+    # unknown writer (no host and process in its name) must stay.
+    tag = Path(left[0]).name.split(".")[3]
+    alive = work / f".out.jsonl.{tag}.{os.getpid()}.abcd1234.tmp"
+    unknown = work / ".out.jsonl.abcd1234.tmp"
+    alive.write_text("", encoding="utf-8")
+    unknown.write_text("", encoding="utf-8")
+    check(rb("ingest", "docs", "-o", "out.jsonl", "--no-cache", "-q"), 0)
+    assert temp_files(work) == sorted([str(alive), str(unknown)])
+    assert (work / "out.jsonl").stat().st_size > 0
