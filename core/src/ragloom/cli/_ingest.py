@@ -154,7 +154,10 @@ def _shown(settings: IngestSettings) -> Any:
 
 def _summary(report: IngestReport) -> str:
     seconds = report.seconds
-    done = report.files - len([f for f in report.failures if f.stage in ("read", "walk")])
+    # report.files counts the files found; a walk problem (a folder that cannot be listed, a
+    # duplicate id) is not one of them, so only the files that could not be read are taken off.
+    unread = len({f.source for f in report.failures if f.stage == "read"})
+    done = report.files - unread
     lines = [
         f"ragloom ingest: {report.files} files, {report.documents} documents, "
         f"{report.chunks} chunks -> {report.out or report.index}",
