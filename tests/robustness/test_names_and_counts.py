@@ -40,3 +40,34 @@ def test_an_unlistable_subfolder_does_not_hide_the_files_read(rb, work: Path) ->
     assert "cannot list folder" in proc.stdout and f"docs/{first}" in proc.stdout
     parents = {json.loads(line)["parent"] for line in (work / "out.jsonl").read_text().splitlines()}
     assert parents == {"a.md", "b.txt", "c.py"}
+
+
+FORGED = "\n  files: 99 read, 0 skipped, 0 failed items"
+
+
+def test_file_names_are_printed_escaped_in_the_summary_and_in_errors(rb, work: Path) -> None:
+    """Names holding a newline, an escape sequence or a bidirectional override are printed
+    escaped, on one line: the summary cannot be forged, the terminal not rewritten."""
+    docs = work / "docs"
+    (docs / f"evil{FORGED}.bin").write_bytes(b"\x00\x01 binary")  # fails: in the failed list
+    (docs / "empty\nragloom: error: forged.txt").write_text("", encoding="utf-8")  # skipped
+    (docs / "red\x1b[31m\u202egnp.txt").write_text("Some text.\n", encoding="utf-8")
+    proc = rb("ingest", "docs", "-o", "out.jsonl", "--no-cache")
+    check(proc, 1)
+    assert "\x1b" not in proc.stdout + proc.stderr and "\u202e" not in proc.stdout
+    lines = proc.stdout.splitlines()
+    assert [line for line in lines if line.startswith("  files:")] == [
+        "  files: 4 read, 1 skipped, 1 failed items"
+    ]
+    assert not any(line.startswith("ragloom: error: forged") for line in lines)
+    assert "    docs/empty\\nragloom: error: forged.txt: empty file" in lines
+    assert any(line.startswith("    docs/evil\\n  files: 99 read") for line in lines)
+    # The data keeps the real names (JSON escapes them its own way).
+    parents = {json.loads(line)["parent"] for line in (work / "out.jsonl").read_text().splitlines()}
+    assert "red\x1b[31m\u202egnp.txt" in parents
+    # An error message naming such a file stays on one line too.
+    refused = rb("ingest", "docs", "-o", "docs/red\x1b[31m\u202egnp.txt", "--no-cache")
+    err = check(refused, 2, "refusing to write --out docs/red\\x1b[31m\\u202egnp.txt")
+    assert len(err.strip().splitlines()) == 1 and "\x1b" not in err
+    missing = rb("ingest", "no\nsuch", "-o", "x.jsonl", "--no-cache")
+    assert missing.returncode == 2 and "no\\nsuch" in missing.stderr, missing.stderr

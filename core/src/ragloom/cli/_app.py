@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import os
 import signal
 import sys
@@ -13,6 +14,7 @@ from typing import Any
 import click
 
 from .. import __version__
+from .._printable import printable
 from ..errors import (
     CacheError,
     ConfigurationError,
@@ -62,7 +64,7 @@ def interrupted(exc: BaseException, what: str = "") -> int:
     _stop_watchdog()
     terminated = _terminated or isinstance(exc, Terminated)
     word = "terminated" if terminated else "interrupted"
-    click.echo(f"\nragloom: {word}" + (f"; {what}" if what else ""), err=True)
+    click.echo(f"\nragloom: {word}" + (f"; {printable(what)}" if what else ""), err=True)
     return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 #: name -> (module, attribute, one-line help). Modules are imported only when the command runs.
@@ -177,24 +179,32 @@ def cli(verbose: int, log_level: str | None) -> None:
     70 internal error (a bug: the traceback is saved to a file), 130 interrupted (Ctrl-C),
     143 terminated (SIGTERM).
     """
-    import logging
-
     level = (
         getattr(logging, log_level.upper())
         if log_level
         else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     )
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("ragloom: %(levelname)s: %(message)s"))
+    handler.setFormatter(_OneLineFormatter("ragloom: %(levelname)s: %(message)s"))
     logger = logging.getLogger("ragloom")
     logger.handlers[:] = [handler]
     logger.setLevel(level)
     logger.propagate = False
 
 
+class _OneLineFormatter(logging.Formatter):
+    """Log messages with control characters escaped (a file name in a warning cannot forge
+    a line); a traceback attached to a record keeps its lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        record.message = printable(record.message)
+        return super().formatMessage(record)
+
+
 def error(message: str) -> None:
-    """Print ``ragloom: error: message`` to stderr."""
-    click.echo(f"ragloom: error: {message}", err=True)
+    """Print ``ragloom: error: message`` to stderr, on one line (control characters, e.g. a
+    newline in a file name, are escaped)."""
+    click.echo(f"ragloom: error: {printable(message)}", err=True)
 
 
 #: Seconds a SIGTERM waits for the run to unwind before it is raised on the spot (only a step
@@ -344,6 +354,7 @@ def run(argv: list[str] | None) -> int:
     except KeyboardInterrupt as exc:
         return interrupted(exc)
     except click.ClickException as exc:
+        exc.message = printable(exc.message)  # e.g. a path argument holding a newline
         exc.show()
         return exc.exit_code
     except click.exceptions.Exit as exc:

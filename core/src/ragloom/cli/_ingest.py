@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .._display import format_bytes
+from .._printable import printable
 from ._app import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error, interrupted
 
 if TYPE_CHECKING:
@@ -184,7 +185,8 @@ def _summary(report: IngestReport) -> str:
                 f"    ... and {len(problems) - 20} more (use --failures FILE or --json to list "
                 "them all)"
             )
-    return "\n".join(lines)
+    # One printed line per line built: a name holding a newline cannot forge a line.
+    return "\n".join(printable(line) for line in lines)
 
 
 def run_ingest(settings: IngestSettings) -> int:
