@@ -196,7 +196,7 @@ class _OneLineFormatter(logging.Formatter):
     """Log messages with control characters escaped (a file name in a warning cannot forge
     a line); a traceback attached to a record keeps its lines."""
 
-    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+    def formatMessage(self, record: logging.LogRecord) -> str:
         record.message = printable(record.message)
         return super().formatMessage(record)
 
