@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ._inputs import wrong_item
 from ._interrupts import watching as watching_interrupts
-from .context import ExecutionContext, Observer, StepStats
+from .context import ExecutionContext, Observer, StepStats, warn_no_chunks
 from .errors import ComponentTypeError, ConfigurationError
 from .events import ItemFailed, RunFinished, RunStarted
 from .policy import Policy
@@ -323,6 +323,7 @@ class Pipeline(Generic[T]):
             if shown is not None:
                 shown.close()
         seconds = time.perf_counter() - started
+        warn_no_chunks({name: stats.no_chunks for name, stats in context.stats.items()})
         return RunResult(
             outputs, failed=list(context.failures), steps=dict(context.stats), seconds=seconds
         )

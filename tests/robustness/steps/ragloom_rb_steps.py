@@ -188,6 +188,13 @@ class NoChunks(Chunker):
         return [] if "bad" in document.id else [ChunkSpan(0, len(document.content))]
 
 
+class NoChunksQuietly(Chunker):
+    """Not declared lossless: returns no chunk for the bad documents."""
+
+    def split(self, document: Document) -> list[ChunkSpan]:
+        return [] if "bad" in document.id else [ChunkSpan(0, len(document.content))]
+
+
 class WhitespaceGaps(Chunker):
     """Lossless with whitespace gaps allowed: leaves out the spaces between words."""
 

@@ -641,6 +641,8 @@ class _Run:
         self.pending: deque[tuple[str, int, int]] = deque()
         self.open_docs: dict[int, int] = {}  # file index -> documents not finished
         self.failed_docs: set[str] = set()
+        #: Chunker name -> non-empty documents it returned no chunk for.
+        self.no_chunks: dict[str, list[str]] = {}
         self.by_doc: dict[str, list[Any]] = {}
         self.fingerprints: dict[str, str] = {}
         self.batch: list[Any] = []
@@ -754,10 +756,32 @@ class _Run:
             for line in context.observer_errors:
                 if line not in self.warnings:
                     self.warnings.append(line)
+            for name, stats in context.stats.items():
+                if stats.no_chunks:
+                    self.no_chunks.setdefault(name, []).extend(stats.no_chunks)
             await checkpoint()
+        self._no_chunks_reported()
         self._finish_through(None)
         self._flush_store()
         self._wait_store()
+
+    def _no_chunks_reported(self) -> None:
+        """One warning per chunker that returned no chunk for non-empty documents (with the
+        count), and each such document listed with the skipped ones."""
+        from ..context import warn_no_chunks
+
+        if not self.no_chunks:
+            return
+        for line in warn_no_chunks(self.no_chunks):
+            if line not in self.warnings:
+                self.warnings.append(line)
+        shown = {f.doc_id: f.shown for f in self.files}
+        for name, ids in self.no_chunks.items():
+            for doc_id in ids:
+                self.report.skipped.append(Problem(
+                    doc_id, shown.get(doc_id, doc_id), name, "no-chunks",
+                    f"{name} returned no chunks for this non-empty document",
+                ))
 
     def _output(self, out: Any) -> None:
         doc_id = _doc_of(out)
