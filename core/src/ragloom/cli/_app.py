@@ -354,7 +354,9 @@ def run(argv: list[str] | None) -> int:
     except KeyboardInterrupt as exc:
         return interrupted(exc)
     except click.ClickException as exc:
-        exc.message = printable(exc.message)  # e.g. a path argument holding a newline
+        # A path argument holding a newline is shown escaped (click types the attribute as
+        # Final; it is a plain attribute, read again by show()).
+        setattr(exc, "message", printable(exc.message))  # noqa: B010
         exc.show()
         return exc.exit_code
     except click.exceptions.Exit as exc:
