@@ -198,3 +198,18 @@ def test_the_template_router_and_ragloom_rules_agree_on_the_default_route(
                 assert built.default_route == default  # type: ignore[attr-defined]
                 assert default is None or default in built.valid_routes  # type: ignore[attr-defined]
         assert outcomes == [accepted, accepted], (routes, default, outcomes)
+
+
+def test_an_existing_folder_or_file_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "keep.txt").write_text("mine\n", encoding="utf-8")
+    (tmp_path / "afile").write_text("a file\n", encoding="utf-8")
+    for name, phrase in (("taken", "exists and is not empty"), ("afile", "is not a folder")):
+        refused = subprocess.run(
+            [sys.executable, "-m", "ragloom.cli", "new-plugin", name, "-d", str(tmp_path)],
+            capture_output=True, text=True,
+        )
+        assert refused.returncode == 2, refused.stderr
+        assert phrase in refused.stderr and "Traceback" not in refused.stderr
+    assert sorted(p.name for p in (tmp_path / "taken").iterdir()) == ["keep.txt"]
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "a file\n"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .._display import format_bytes
+from .._printable import printable
 from ._app import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error, interrupted
 
 if TYPE_CHECKING:
@@ -157,7 +158,10 @@ def _shown(settings: IngestSettings) -> Any:
 
 def _summary(report: IngestReport, command: str = "ingest") -> str:
     seconds = report.seconds
-    done = report.files - len([f for f in report.failures if f.stage in ("read", "walk")])
+    # report.files counts the files found; a walk problem (a folder that cannot be listed, a
+    # duplicate id) is not one of them, so only the files that could not be read are taken off.
+    unread = len({f.source for f in report.failures if f.stage == "read"})
+    done = report.files - unread
     lines = [
         f"ragloom {command}: {report.files} files, {report.documents} documents, "
         f"{report.chunks} chunks -> {report.out or report.index}",
@@ -184,7 +188,8 @@ def _summary(report: IngestReport, command: str = "ingest") -> str:
                 f"    ... and {len(problems) - 20} more (use --failures FILE or --json to list "
                 "them all)"
             )
-    return "\n".join(lines)
+    # One printed line per line built: a name holding a newline cannot forge a line.
+    return "\n".join(printable(line) for line in lines)
 
 
 def run_ingest(settings: IngestSettings) -> int:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import click
 
+from .._printable import printable
 from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_ROUTER, DEFAULT_TOP_K
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
 from ._index import index_option
@@ -32,7 +33,8 @@ def _print(result: Any) -> None:
             f"[{passage.start}:{passage.end}]" if passage.start is not None else "(rendered)"
         )
         found = ", ".join(f"#{hit.rank} for {hit.sub_query!r}" for hit in passage.found_by)
-        click.echo(f"\n  {n}. {passage.document_id} {where}  score {passage.score:.4f}  {found}")
+        name = printable(passage.document_id)  # a file name may hold a newline
+        click.echo(f"\n  {n}. {name} {where}  score {passage.score:.4f}  {found}")
         text = " ".join(passage.content.split())
         click.echo(f"     {text[:300]}{'...' if len(text) > 300 else ''}")
 

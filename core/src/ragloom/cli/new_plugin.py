@@ -62,14 +62,28 @@ def write_plugin(name: str, directory: Path, kinds: Sequence[str] = ()) -> Path:
         else (f"ragloom>={major}.{minor},<{major + 1}")
     )
     root = directory / dist
+    if root.exists() and not root.is_dir():
+        raise _Refused(f"{root} exists and is not a folder: choose another name or --directory")
     if root.exists() and any(root.iterdir()):
-        raise click.ClickException(f"{root} exists and is not empty")
+        raise _Refused(
+            f"{root} exists and is not empty: choose another name or --directory (nothing "
+            "was written)"
+        )
     files = render(chosen, dist=dist, package=package, prefix=prefix, core=core)
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    try:
+        for rel, text in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _Refused(f"cannot write the plugin into {root}: {exc.strerror or exc}") from None
     return root
+
+
+class _Refused(click.ClickException):
+    """The plugin cannot be written where asked: a usage error (exit 2), nothing is changed."""
+
+    exit_code = 2
 
 
 @click.command("new-plugin")

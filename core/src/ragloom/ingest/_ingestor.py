@@ -171,6 +171,8 @@ class Ingestor:
             raise ConfigurationError("sync needs a store: it removes documents from an index")
         self.registry = registry or getattr(pipeline, "registry", None) or Registry()
         self._owned: list[Any] = []
+        self._cache_path: str | None = None
+        self._cache_store: Any = None
         #: Formats skipped with a note (the default pipeline lacks the plugin for them).
         self.skip_formats: dict[str, str] = {}
         if pipeline is None:
@@ -205,11 +207,10 @@ class Ingestor:
             self.pipeline.cache = False
             return "off"
         if isinstance(cache, str | os.PathLike):
-            from ..cache import SQLiteCacheStore
-
-            store = SQLiteCacheStore(cache)
-            self._owned.append(store)
-            self.pipeline.cache = store
+            # Opened when a run starts, once its outputs were checked: a refused run (an
+            # output that is the cache, a device given as the cache) creates nothing.
+            self._cache_path = os.fspath(cache)
+            self.pipeline.cache = False
             return str(cache)
         if not hasattr(cache, "get_many"):
             raise ConfigurationError(
@@ -439,6 +440,7 @@ class Ingestor:
             texts, exclude=self._cache_files(), exclude_dirs=[own] if own else [], root=root
         )
         check_outputs(walked, out, failures, self._cache_files(), arguments=texts)
+        self._open_cache()
         report = IngestReport(
             files=len(walked.files),
             out=None if out is None else os.fspath(out),
@@ -501,9 +503,22 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _open_cache(self) -> None:
+        """Open the cache file given by path (once): after the run's checks passed."""
+        if self._cache_path is None or self._cache_store is not None:
+            return
+        from ..cache import SQLiteCacheStore
+
+        self._cache_store = store = SQLiteCacheStore(self._cache_path)
+        self._owned.append(store)
+        self.pipeline.cache = store
+
     def _cache_files(self) -> list[str]:
         caches = [self.pipeline.cache, *(step.cache for step in self.pipeline.walk())]
         paths: list[str] = []
+        if self._cache_path is not None:
+            base = self._cache_path
+            paths += [base, base + "-wal", base + "-shm", base + "-journal"]
         for cache in caches:
             path = getattr(cache, "path", None)
             if path is not None:
@@ -861,6 +876,8 @@ class _Run:
         self.pending: deque[tuple[str, int, int]] = deque()
         self.open_docs: dict[int, int] = {}  # file index -> documents not finished
         self.failed_docs: set[str] = set()
+        #: Chunker name -> non-empty documents it returned no chunk for.
+        self.no_chunks: dict[str, list[str]] = {}
         self.by_doc: dict[str, list[Any]] = {}
         self.fingerprints: dict[str, str] = {}
         self.batch: list[Any] = []
@@ -1001,10 +1018,32 @@ class _Run:
             for line in context.observer_errors:
                 if line not in self.warnings:
                     self.warnings.append(line)
+            for name, stats in context.stats.items():
+                if stats.no_chunks:
+                    self.no_chunks.setdefault(name, []).extend(stats.no_chunks)
             await checkpoint()
+        self._no_chunks_reported()
         self._finish_through(None)
         self._flush_store()
         self._wait_store()
+
+    def _no_chunks_reported(self) -> None:
+        """One warning per chunker that returned no chunk for non-empty documents (with the
+        count), and each such document listed with the skipped ones."""
+        from ..context import warn_no_chunks
+
+        if not self.no_chunks:
+            return
+        for line in warn_no_chunks(self.no_chunks):
+            if line not in self.warnings:
+                self.warnings.append(line)
+        shown = {f.doc_id: f.shown for f in self.files}
+        for name, ids in self.no_chunks.items():
+            for doc_id in ids:
+                self.report.skipped.append(Problem(
+                    doc_id, shown.get(doc_id, doc_id), name, "no-chunks",
+                    f"{name} returned no chunks for this non-empty document",
+                ))
 
     def _output(self, out: Any) -> None:
         doc_id = _doc_of(out)

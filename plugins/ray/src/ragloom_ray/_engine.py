@@ -344,7 +344,10 @@ def _effective_spec(
     from ragloom.config import dump_pipeline
 
     if spec is None:
-        return absolute_cache_paths(dump_pipeline(ingestor.pipeline, registry=registry))
+        dumped = absolute_cache_paths(dump_pipeline(ingestor.pipeline, registry=registry))
+        if cache is not None:  # the ingestor opens a cache given by path when it runs
+            dumped["cache"] = {"store": "sqlite", "path": cache}
+        return dumped
     out: dict[str, Any] = json.loads(json.dumps(spec))
     if cache is not None:
         out["cache"] = {"store": "sqlite", "path": cache}
