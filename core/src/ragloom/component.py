@@ -121,6 +121,5 @@ class Component:
     def config_hash(self) -> str:
         """A stable hash of :meth:`identity`, ``step_version``, :meth:`code_identity` and
         :meth:`cache_identity`."""
-        return stable_hash(
-            self.identity(), self.step_version, self.code_identity(), self.cache_identity()
-        )
+        arguments = self.cache_identity()  # first: an argument's problem is named first
+        return stable_hash(self.identity(), self.step_version, self.code_identity(), arguments)

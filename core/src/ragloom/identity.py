@@ -403,7 +403,8 @@ def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
     for owner, name, fn in functions:
         sha.update(f"def {owner}.{name} ".encode())
         sha.update(code_digest(fn, seen).encode())
-        if fn.__defaults__ or fn.__kwdefaults__:
+        if (fn.__defaults__ or fn.__kwdefaults__) and name != "__init__":
+            # (a constructor's defaults are among the arguments a component is built with)
             defaults = [list(fn.__defaults__ or ()), dict(fn.__kwdefaults__ or {})]
             sha.update(_stable_repr(canonical_identity(
                 defaults, f"{owner}.{name} defaults", seen)).encode())
