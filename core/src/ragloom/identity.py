@@ -394,12 +394,16 @@ def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
     seen = _seen | {id(cls)}
     sha = hashlib.sha256()
     read: set[str] = set()
+    written: set[str] = set()
     functions: list[tuple[str, str, types.FunctionType]] = []
     for klass in own:
         for name, value in klass.__dict__.items():
             for fn in _functions_of(value):
                 functions.append((klass.__qualname__, name, fn))
                 read.update(_global_names(fn.__code__))
+                written.update(_stored_names(fn.__code__))
+    # An attribute the methods assign (a counter, ``self.calls += 1``) is state, not code.
+    read -= written
     for owner, name, fn in functions:
         sha.update(f"def {owner}.{name} ".encode())
         sha.update(code_digest(fn, seen).encode())
@@ -435,6 +439,20 @@ def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
     return sha.hexdigest()[:32]
 
 
+def _stored_names(code: types.CodeType) -> set[str]:
+    """The attribute names ``code`` (and the code nested in it) assigns or deletes."""
+    import dis
+
+    names = {
+        str(ins.argval) for ins in dis.get_instructions(code)
+        if ins.opname in ("STORE_ATTR", "DELETE_ATTR")
+    }
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _stored_names(const)
+    return names
+
+
 def _functions_of(value: Any) -> list[types.FunctionType]:
     """The functions a class body attribute holds (a method, a static or class method, a
     property's accessors, a cached property)."""
@@ -444,7 +462,8 @@ def _functions_of(value: Any) -> list[types.FunctionType]:
         inner = value.__func__
         return [inner] if isinstance(inner, types.FunctionType) else []
     if isinstance(value, property):
-        return [f for f in (value.fget, value.fset, value.fdel) if isinstance(f, types.FunctionType)]
+        accessors = (value.fget, value.fset, value.fdel)
+        return [f for f in accessors if isinstance(f, types.FunctionType)]
     if isinstance(value, functools.cached_property):
         return [value.func] if isinstance(value.func, types.FunctionType) else []
     return []

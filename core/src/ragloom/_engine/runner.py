@@ -199,19 +199,33 @@ def _pairs(
 
 def _window_call(
     call: Callable[[Any], Any], is_async: bool, concurrency: int
-) -> Callable[[list[Any]], Awaitable[list[Any]]]:
-    """A per-item result call as a call on a list of items (results in order)."""
+) -> Callable[..., Awaitable[list[Any]]]:
+    """A per-item result call as a call on a list of items (results in order); ``done(index,
+    result)``, when given, is told of each item as it is finished (in input order)."""
 
-    async def compute(items: list[Any]) -> list[Any]:
-        if not is_async:
-            return [call(item) for item in items]
-        if concurrency <= 1 or len(items) == 1:
-            return [await call(item) for item in items]
+    async def compute(
+        items: list[Any], done: Callable[[int, Any], None] | None = None
+    ) -> list[Any]:
         out: list[Any] = []
+        if not is_async:
+            for item in items:
+                out.append(call(item))
+                if done is not None:
+                    done(len(out) - 1, out[-1])
+            return out
+        if concurrency <= 1 or len(items) == 1:
+            for item in items:
+                out.append(await call(item))
+                if done is not None:
+                    done(len(out) - 1, out[-1])
+            return out
         pairs = pooled_results(_one(items), call, concurrency, lambda n: None)
         try:
             async for ready in pairs:
-                out.extend(result for _item, result in ready)
+                for _item, result in ready:
+                    out.append(result)
+                    if done is not None:
+                        done(len(out) - 1, result)
         finally:
             await pairs.aclose()
         return out
