@@ -201,7 +201,7 @@ def _window_call(
     call: Callable[[Any], Any], is_async: bool, concurrency: int
 ) -> Callable[..., Awaitable[list[Any]]]:
     """A per-item result call as a call on a list of items (results in order); ``done(index,
-    result)``, when given, is told of each item as it is finished (in input order)."""
+    result)``, when given, is told of each item as soon as it is finished."""
 
     async def compute(
         items: list[Any], done: Callable[[int, Any], None] | None = None
@@ -219,15 +219,31 @@ def _window_call(
                 if done is not None:
                     done(len(out) - 1, out[-1])
             return out
-        pairs = pooled_results(_one(items), call, concurrency, lambda n: None)
+        if done is None:
+            worker_call = call
+            work: list[Any] = items
+        else:
+            # Each item is reported by the worker that finished it, as soon as it is (not when
+            # the items before it are); what reporting raises is raised here, after the pool.
+            raised: list[BaseException] = []
+
+            async def worker_call(pair: tuple[int, Any]) -> Any:
+                result = await call(pair[1])
+                try:
+                    done(pair[0], result)
+                except Exception as exc:  # noqa: BLE001 - re-raised below
+                    raised.append(exc)
+                return result
+
+            work = list(enumerate(items))
+        pairs = pooled_results(_one(work), worker_call, concurrency, lambda n: None)
         try:
             async for ready in pairs:
-                for _item, result in ready:
-                    out.append(result)
-                    if done is not None:
-                        done(len(out) - 1, result)
+                out.extend(result for _item, result in ready)
         finally:
             await pairs.aclose()
+        if done is not None and raised:
+            raise raised[0]
         return out
 
     return compute
