@@ -250,18 +250,35 @@ def _path_identity(path: PurePath) -> Any:
 def code_digest(fn: types.FunctionType, _seen: frozenset[int] = frozenset()) -> str:
     """A digest of ``fn``'s code: its bytecode, constants (nested code included), names, and
     what it reads from its module's globals: the code of the module-level functions it calls
-    and of the classes of its own module it uses, and the data (see :func:`_global_identity`)."""
+    (by name, or through a module of yours: ``utils.clean``), of the classes of its own module
+    it uses, and the data (see :func:`_global_identity`)."""
     sha = hashlib.sha256()
     _digest_code(fn.__code__, sha)
     seen = _seen | {id(fn)}
     module_globals = getattr(fn, "__globals__", {})
-    for name in _global_names(fn.__code__):
+    names = _global_names(fn.__code__)
+    for name in names:
         if name not in module_globals:
             continue
         target = module_globals[name]
         if id(target) in seen:
             continue
-        if isinstance(target, types.FunctionType):
+        if isinstance(target, types.ModuleType):
+            # ``utils.clean(text)``: the functions and classes of one of your modules that
+            # the code names through it count as if imported by name.
+            if target.__name__.partition(".")[0] in _NOT_DERIVED:
+                continue
+            for attr in names:
+                member = getattr(target, attr, None)
+                if id(member) in seen or getattr(member, "__module__", None) != target.__name__:
+                    continue
+                if isinstance(member, types.FunctionType):
+                    sha.update(f"fn {name}.{attr} ".encode())
+                    sha.update(code_digest(member, seen | {id(member)}).encode())
+                elif isinstance(member, type) and _derived(member):
+                    sha.update(f"class {name}.{attr} ".encode())
+                    sha.update(str(class_code(member, seen | {id(member)})).encode())
+        elif isinstance(target, types.FunctionType):
             sha.update(f"fn {name} ".encode())
             sha.update(code_digest(target, seen).encode())
         elif isinstance(target, type):

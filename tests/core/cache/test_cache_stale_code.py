@@ -16,6 +16,9 @@ from typing import Any
 BASE = '''
 from ragloom import Document, PipelineStep
 
+def clean(text):
+    return text[{clean}:]
+
 class Base(PipelineStep[Document]):
     def shape(self, text):
         return text[:{base}]
@@ -26,6 +29,7 @@ class Base(PipelineStep[Document]):
 
 STEPS = '''
 from ragloom import Document, PipelineStep
+import stale_base
 from stale_base import Base
 
 def helper(text):
@@ -64,6 +68,11 @@ class Helper(PipelineStep[Document]):
 
 class Inherits(Base):
     step_id = "tests/stale-inherits"
+
+class Module(PipelineStep[Document]):
+    step_id = "tests/stale-module"
+    def transform(self, item):
+        return tagged(item, stale_base.clean(item.content))
 '''
 
 WORKER = '''
@@ -74,7 +83,7 @@ from ragloom import Document, Pipeline, SQLiteCacheStore
 docs = [Document(id=f"d{i}", content=f"document number {i} " * 3) for i in range(6)]
 report = {}
 with SQLiteCacheStore(sys.argv[1]) as store:
-    for name in ("Same", "Body", "Attr", "Method", "Helper", "Inherits"):
+    for name in ("Same", "Body", "Attr", "Method", "Helper", "Inherits", "Module"):
         step = getattr(stale_steps, name)().configure(cache_mode="always")
         cached = Pipeline(step, cache=store).run_sync(docs)
         fresh = Pipeline(getattr(stale_steps, name)(), cache=False).run_sync(docs)
@@ -86,9 +95,9 @@ with SQLiteCacheStore(sys.argv[1]) as store:
 print(json.dumps(report))
 '''
 
-OLD = {"base": 3, "helper": 4, "body": 5, "width": 6, "method": 8}
-NEW = {"base": 9, "helper": 10, "body": 11, "width": 12, "method": 2}
-EDITED = ("Body", "Attr", "Method", "Helper", "Inherits")
+OLD = {"base": 3, "helper": 4, "body": 5, "width": 6, "method": 8, "clean": 1}
+NEW = {"base": 9, "helper": 10, "body": 11, "width": 12, "method": 2, "clean": 3}
+EDITED = ("Body", "Attr", "Method", "Helper", "Inherits", "Module")
 
 
 def _run(folder: Path, values: dict[str, int], prefix: str = "") -> dict[str, Any]:
