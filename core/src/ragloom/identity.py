@@ -286,7 +286,7 @@ def code_digest(fn: types.FunctionType, _seen: frozenset[int] = frozenset()) -> 
                 sha.update(f"class {name} ".encode())
                 sha.update(str(class_code(target, seen | {id(target)})).encode())
         else:
-            data = _global_identity(target)
+            data = _global_identity(target, fn.__module__, name)
             if data is not _SKIP:
                 sha.update(f"global {name}=".encode())
                 sha.update(_stable_repr(data).encode())
@@ -296,13 +296,25 @@ def code_digest(fn: types.FunctionType, _seen: frozenset[int] = frozenset()) -> 
 _SKIP: Any = object()
 
 
-def _global_identity(value: Any) -> Any:
+def _global_identity(value: Any, module: str, name: str) -> Any:
     """What a global read by a function contributes to its identity: data (plain values and
     containers of them, enums, compiled patterns), components, and objects with a declared
     identity (``__ragloom_identity__``, an adapter); ``_SKIP`` for anything else (a module,
-    a logger, a client: not followed)."""
+    a logger, a client: not followed).
+
+    What the code of its module changes at run time is state, not code: a global that a
+    ``global`` statement rebinds (a model loaded on first use) is left out, and a dict, list
+    or set (often a cache filled as the program runs) counts by the expression the module's
+    source assigns it (``{}``), not by what it holds now.
+    """
     if isinstance(value, types.ModuleType | types.BuiltinFunctionType):
         return _SKIP
+    if name in _rebound(module):
+        return _SKIP
+    if isinstance(value, _MUTABLE):
+        source = _source_of(module)
+        written = None if source is None else source.assigned.get(name)
+        return _SKIP if written is None else {"source": written}
     if not _is_data(value) and not (
         getattr(type(value), "_ragloom_component", False)
         or getattr(type(value), "__ragloom_identity__", None) is not None
@@ -314,6 +326,88 @@ def _global_identity(value: Any) -> Any:
         return canonical_identity(value, "global")
     except Exception:  # noqa: BLE001 - a global that cannot be identified is not followed
         return _SKIP
+
+
+_MUTABLE = (dict, list, set, bytearray)
+
+
+class _Source:
+    """What a module's source assigns: its module-level names and its top-level classes'
+    attributes (as the text of their expressions)."""
+
+    __slots__ = ("assigned", "classes")
+
+    def __init__(self) -> None:
+        self.assigned: dict[str, str] = {}
+        self.classes: dict[str, dict[str, str]] = {}
+
+
+_REBOUND: dict[tuple[str, int], frozenset[str]] = {}
+
+
+def _rebound(module_name: str) -> frozenset[str]:
+    """The globals that the functions and methods of a module rebind (``global X; X = ...``),
+    read once per module from their bytecode."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        return frozenset()
+    key = (module_name, id(module))
+    found = _REBOUND.get(key)
+    if found is None:
+        import opcode
+
+        ops = (opcode.opmap["STORE_GLOBAL"], opcode.opmap["DELETE_GLOBAL"])
+        names: set[str] = set()
+        for value in list(vars(module).values()):
+            if getattr(value, "__module__", None) != module_name:
+                continue
+            members = vars(value).values() if isinstance(value, type) else (value,)
+            for member in members:
+                for fn in _functions_of(member):
+                    names |= _names_by_op(fn.__code__, ops)
+        found = _REBOUND[key] = frozenset(names)
+    return found
+
+
+_SOURCES: dict[tuple[str, int], _Source | None] = {}
+
+
+def _source_of(module_name: str) -> _Source | None:
+    """The assignments of a module's source, read once per module (``None``: no source)."""
+    import ast
+
+    module = sys.modules.get(module_name)
+    if module is None:
+        return None
+    key = (module_name, id(module))
+    if key in _SOURCES:
+        return _SOURCES[key]
+    found: _Source | None = None
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except Exception:  # noqa: BLE001 - no source (a compiled module, code made by exec)
+        pass
+    else:
+        found = _Source()
+        _assignments(tree.body, found.assigned)
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                _assignments(node.body, found.classes.setdefault(node.name, {}))
+    _SOURCES[key] = found
+    return found
+
+
+def _assignments(body: list[Any], into: dict[str, str]) -> None:
+    import ast
+
+    for node in body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    into[target.id] = ast.dump(node.value)
+        elif (isinstance(node, ast.AnnAssign) and node.value is not None
+              and isinstance(node.target, ast.Name)):
+            into[node.target.id] = ast.dump(node.value)
 
 
 def _is_data(value: Any, depth: int = 0) -> bool:
@@ -445,8 +539,17 @@ def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
             value = klass.__dict__[name]
             if (name.startswith("__") and name.endswith("__")) or _functions_of(value):
                 continue
-            if isinstance(value, type) or id(value) in seen:
-                data: Any = {"type": _qualified(value)} if isinstance(value, type) else "cycle"
+            written = None
+            if isinstance(value, _MUTABLE):
+                # A dict, list or set (maybe a cache the class fills as it runs): by the
+                # expression its class body assigns, when the source is at hand.
+                source = _source_of(klass.__module__)
+                if source is not None and "." not in klass.__qualname__:
+                    written = source.classes.get(klass.__name__, {}).get(name)
+            if written is not None:
+                data: Any = {"source": written}
+            elif isinstance(value, type) or id(value) in seen:
+                data = {"type": _qualified(value)} if isinstance(value, type) else "cycle"
             else:
                 data = canonical_identity(
                     value, f"{klass.__qualname__} class attribute {name!r}", seen
@@ -458,15 +561,31 @@ def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
 
 def _stored_names(code: types.CodeType) -> set[str]:
     """The attribute names ``code`` (and the code nested in it) assigns or deletes."""
-    import dis
+    import opcode
 
-    names = {
-        str(ins.argval) for ins in dis.get_instructions(code)
-        if ins.opname in ("STORE_ATTR", "DELETE_ATTR")
-    }
+    return _names_by_op(code, (opcode.opmap["STORE_ATTR"], opcode.opmap["DELETE_ATTR"]))
+
+
+def _names_by_op(code: types.CodeType, ops: tuple[int, ...]) -> set[str]:
+    """The names the instructions ``ops`` of ``code`` (and the code nested in it) take, read
+    from the raw bytecode (``dis`` would cost more than the rest of a class's digest)."""
+    import opcode
+
+    extended = opcode.EXTENDED_ARG
+    raw = code.co_code
+    names: set[str] = set()
+    prefix = 0
+    for i in range(0, len(raw) - 1, 2):
+        op, arg = raw[i], raw[i + 1] | prefix
+        if op == extended:
+            prefix = arg << 8
+            continue
+        prefix = 0
+        if op in ops and arg < len(code.co_names):
+            names.add(code.co_names[arg])
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _stored_names(const)
+            names |= _names_by_op(const, ops)
     return names
 
 

@@ -69,6 +69,27 @@ class Helper(PipelineStep[Document]):
 class Inherits(Base):
     step_id = "tests/stale-inherits"
 
+_MEMO = {{}}
+STOP = {stop}
+_LOADED = None
+
+def load():
+    global _LOADED
+    if _LOADED is None:
+        _LOADED = object()
+    return _LOADED
+
+class Memo(PipelineStep[Document]):
+    """Caches filled as it runs (a module's dict, a class's dict, a global bound on first
+    use) are state: they never change the identity; the set it reads is code."""
+    step_id = "tests/stale-memo"
+    _seen = {{}}
+    def transform(self, item):
+        load()
+        _MEMO[item.id] = len(item.content)
+        self._seen[item.id] = True
+        return tagged(item, [w for w in item.content.split() if w not in STOP])
+
 class Module(PipelineStep[Document]):
     step_id = "tests/stale-module"
     def transform(self, item):
@@ -83,21 +104,25 @@ from ragloom import Document, Pipeline, SQLiteCacheStore
 docs = [Document(id=f"d{i}", content=f"document number {i} " * 3) for i in range(6)]
 report = {}
 with SQLiteCacheStore(sys.argv[1]) as store:
-    for name in ("Same", "Body", "Attr", "Method", "Helper", "Inherits", "Module"):
+    for name in ("Same", "Body", "Attr", "Method", "Helper", "Inherits", "Module", "Memo"):
         step = getattr(stale_steps, name)().configure(cache_mode="always")
         cached = Pipeline(step, cache=store).run_sync(docs)
         fresh = Pipeline(getattr(stale_steps, name)(), cache=False).run_sync(docs)
+        again = Pipeline(getattr(stale_steps, name)(), cache=store).run_sync(docs)
         report[name] = {
             "hits": cached.cache_hits,
+            "again": again.cache_hits,
             "out": [d.metadata["out"] for d in cached],
             "fresh": [d.metadata["out"] for d in fresh],
         }
 print(json.dumps(report))
 '''
 
-OLD = {"base": 3, "helper": 4, "body": 5, "width": 6, "method": 8, "clean": 1}
-NEW = {"base": 9, "helper": 10, "body": 11, "width": 12, "method": 2, "clean": 3}
-EDITED = ("Body", "Attr", "Method", "Helper", "Inherits", "Module")
+OLD = {"base": 3, "helper": 4, "body": 5, "width": 6, "method": 8, "clean": 1,
+       "stop": '{"number", "document"}'}
+NEW = {"base": 9, "helper": 10, "body": 11, "width": 12, "method": 2, "clean": 3,
+       "stop": '{"number"}'}
+EDITED = ("Body", "Attr", "Method", "Helper", "Inherits", "Module", "Memo")
 
 
 def _run(folder: Path, values: dict[str, int], prefix: str = "") -> dict[str, Any]:
@@ -121,6 +146,8 @@ def test_an_edited_step_file_is_computed_again_and_an_unchanged_one_replays(
     (tmp_path / "worker.py").write_text(textwrap.dedent(WORKER))
     first = _run(tmp_path, OLD)
     assert all(r["hits"] == 0 and r["out"] == r["fresh"] for r in first.values())
+    # In the same process, after the steps ran (their caches filled): the same identity.
+    assert {name: r["again"] for name, r in first.items()} == dict.fromkeys(first, 6)
 
     # Nothing changed but comments and line numbers: everything replays.
     moved = _run(tmp_path, OLD, prefix="# a comment\n\n\n")
