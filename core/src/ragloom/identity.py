@@ -539,15 +539,15 @@ def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
             value = klass.__dict__[name]
             if (name.startswith("__") and name.endswith("__")) or _functions_of(value):
                 continue
-            written = None
+            expression: str | None = None
             if isinstance(value, _MUTABLE):
                 # A dict, list or set (maybe a cache the class fills as it runs): by the
                 # expression its class body assigns, when the source is at hand.
                 source = _source_of(klass.__module__)
                 if source is not None and "." not in klass.__qualname__:
-                    written = source.classes.get(klass.__name__, {}).get(name)
-            if written is not None:
-                data: Any = {"source": written}
+                    expression = source.classes.get(klass.__name__, {}).get(name)
+            if expression is not None:
+                data: Any = {"source": expression}
             elif isinstance(value, type) or id(value) in seen:
                 data = {"type": _qualified(value)} if isinstance(value, type) else "cycle"
             else:
