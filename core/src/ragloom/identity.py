@@ -104,14 +104,14 @@ def canonical_identity(
         return {"set": sorted(items, key=repr)}
     if isinstance(value, list | tuple):
         return [canonical_identity(v, f"{where}[{i}]", seen) for i, v in enumerate(value)]
+    if isinstance(value, type):
+        return {"type": _qualified(value)}
     if hasattr(value, "tobytes") and hasattr(value, "dtype"):  # an array (NumPy and the like)
         shape = list(getattr(value, "shape", ()))
         return {"array": str(value.dtype), "shape": shape,
                 "digest": hashlib.sha256(value.tobytes()).hexdigest()}
     if getattr(type(value), "_ragloom_component", False):  # a Component, by its own marker
         return {"component": value.config_hash}
-    if isinstance(value, type):
-        return {"type": _qualified(value)}
     adapter = _adapter_for(type(value))
     if adapter is not None:
         return {"class": _qualified(type(value)),
@@ -182,7 +182,7 @@ def _object_identity(value: Any, where: str, seen: frozenset[int]) -> Any:
         out["items"] = canonical_identity(list(items), where, seen)
     if pairs is not None:
         out["pairs"] = canonical_identity([list(p) for p in pairs], where, seen)
-    code = class_code(cls)
+    code = class_code(cls, strict=False)
     if code is not None:
         out["code"] = code
     return out
@@ -277,14 +277,14 @@ def code_digest(fn: types.FunctionType, _seen: frozenset[int] = frozenset()) -> 
                     sha.update(code_digest(member, seen | {id(member)}).encode())
                 elif isinstance(member, type) and _derived(member):
                     sha.update(f"class {name}.{attr} ".encode())
-                    sha.update(str(class_code(member, seen | {id(member)})).encode())
+                    sha.update(str(class_code(member, seen | {id(member)}, strict=False)).encode())
         elif isinstance(target, types.FunctionType):
             sha.update(f"fn {name} ".encode())
             sha.update(code_digest(target, seen).encode())
         elif isinstance(target, type):
             if target.__module__ == fn.__module__ and _derived(target):
                 sha.update(f"class {name} ".encode())
-                sha.update(str(class_code(target, seen | {id(target)})).encode())
+                sha.update(str(class_code(target, seen | {id(target)}, strict=False)).encode())
         else:
             data = _global_identity(target, fn.__module__, name)
             if data is not _SKIP:
@@ -464,44 +464,56 @@ _NOT_DERIVED = frozenset({"ragloom", "builtins", "__future__"}) | frozenset(
 )
 
 
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (a ``class`` statement)
+
+
 def _derived(cls: type) -> bool:
-    """Whether ``cls``'s own code is part of the identity of what is built from it."""
-    return str(cls.__module__).partition(".")[0] not in _NOT_DERIVED
+    """Whether ``cls``'s own code is part of the identity of what is built from it (a static
+    type of an extension module, like NumPy's ``ndarray``, has no Python code)."""
+    return (
+        bool(cls.__flags__ & _HEAP_TYPE)
+        and str(cls.__module__).partition(".")[0] not in _NOT_DERIVED
+    )
 
 
-def class_code(cls: type, _seen: frozenset[int] = frozenset()) -> str | None:
+def class_code(
+    cls: type, _seen: frozenset[int] = frozenset(), *, strict: bool = True
+) -> str | None:
     """A digest of the code of ``cls`` and of its bases, except those of ragloom's core and of
     the standard library (``None`` when no class is left): every function defined in their
     bodies (methods, static and class methods, properties), and the class attributes those
     functions read (by name: ``self.LIMIT``, ``cls.TABLE``, ``type(self).PATTERN``).
 
     Raises:
-        Uncacheable: a class attribute a method reads has no stable identity.
+        Uncacheable: a class attribute a method reads has no stable identity (with
+            ``strict=False``, it counts by its type instead: the class of an object passed as
+            an argument, or of a helper class the code uses, is not what must be cached).
     """
     own = [k for k in cls.__mro__ if _derived(k)]
     if not own:
         return None
     if _seen:
-        return _class_code(cls, own, _seen)
+        return _class_code(cls, own, _seen, strict)
     # Worked out once per class (its methods and attributes as they are now: a method
     # replaced at run time gives another fingerprint).
     fingerprint = tuple(
         (id(v), id(getattr(v, "__code__", None))) for k in own for v in k.__dict__.values()
     )
     memo = _CLASS_CODES.get(cls)
-    if memo is not None and memo[0] == fingerprint:
-        return memo[1]
-    digest = _class_code(cls, own, _seen)
-    _CLASS_CODES[cls] = (fingerprint, digest)
+    if memo is not None and memo[0] == fingerprint and strict in memo[1]:
+        return memo[1][strict]
+    digest = _class_code(cls, own, _seen, strict)
+    known = memo[1] if memo is not None and memo[0] == fingerprint else {}
+    _CLASS_CODES[cls] = (fingerprint, {**known, strict: digest})
     return digest
 
 
-_CLASS_CODES: weakref.WeakKeyDictionary[type, tuple[tuple[tuple[int, int], ...], str]] = (
-    weakref.WeakKeyDictionary()
-)
+_CLASS_CODES: weakref.WeakKeyDictionary[
+    type, tuple[tuple[tuple[int, int], ...], dict[bool, str]]
+] = weakref.WeakKeyDictionary()
 
 
-def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
+def _class_code(cls: type, own: list[type], _seen: frozenset[int], strict: bool) -> str:
     seen = _seen | {id(cls)}
     sha = hashlib.sha256()
     read: set[str] = set()
@@ -539,6 +551,8 @@ def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
             value = klass.__dict__[name]
             if (name.startswith("__") and name.endswith("__")) or _functions_of(value):
                 continue
+            if isinstance(value, _DESCRIPTORS):  # a slot, a field or method made in C
+                continue
             expression: str | None = None
             if isinstance(value, _MUTABLE):
                 # A dict, list or set (maybe a cache the class fills as it runs): by the
@@ -551,9 +565,14 @@ def _class_code(cls: type, own: list[type], _seen: frozenset[int]) -> str:
             elif isinstance(value, type) or id(value) in seen:
                 data = {"type": _qualified(value)} if isinstance(value, type) else "cycle"
             else:
-                data = canonical_identity(
-                    value, f"{klass.__qualname__} class attribute {name!r}", seen
-                )
+                try:
+                    data = canonical_identity(
+                        value, f"{klass.__qualname__} class attribute {name!r}", seen
+                    )
+                except Uncacheable:
+                    if strict:
+                        raise
+                    data = {"opaque": type(value).__qualname__}
             sha.update(f"attr {klass.__qualname__}.{name}=".encode())
             sha.update(_stable_repr(data).encode())
     return sha.hexdigest()[:32]
@@ -587,6 +606,12 @@ def _names_by_op(code: types.CodeType, ops: tuple[int, ...]) -> set[str]:
         if isinstance(const, types.CodeType):
             names |= _names_by_op(const, ops)
     return names
+
+
+_DESCRIPTORS = (
+    types.GetSetDescriptorType, types.MemberDescriptorType, types.WrapperDescriptorType,
+    types.MethodDescriptorType, types.ClassMethodDescriptorType, types.BuiltinFunctionType,
+)
 
 
 def _functions_of(value: Any) -> list[types.FunctionType]:
