@@ -16,7 +16,9 @@ or stored privately), plus what its ``config()`` reports, canonicalised recursiv
   bound methods by their function and their object;
 - a class's own code (:func:`class_code`): a component's identity includes the code of its
   class and of its bases (every method, and the class attributes those methods read), except
-  the classes of ragloom's core and of the standard library;
+  the classes of ragloom's core and of the standard library; what the code changes as it runs
+  is state, not code (an attribute its methods assign, a global a function rebinds, and a
+  dict, list or set counts by the expression its source assigns, not by what it holds);
 - any other object by what it gives the pickling protocol (``__reduce_ex__``: its ``__dict__``
   and slots for a plain Python object, what ``__getstate__`` returns for one that serialises
   itself, a ``tokenizers.Tokenizer``'s JSON) plus its class's code; an object whose state is
