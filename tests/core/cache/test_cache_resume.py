@@ -107,7 +107,9 @@ def test_kill_9_loses_at_most_the_last_second_of_work(tmp_path: Path) -> None:
     assert len(result) == 20 and step.calls == [f"d{i}" for i in range(8, 20)]
 
 
-@pytest.mark.parametrize("how", ["run_sync", "asyncio", "trio", "in-loop"])
+# run_sync (asyncio in the main thread), ``await pipeline.run()`` under trio, and run_sync from
+# inside a running loop (the run in a helper thread, the main thread waiting for it)
+@pytest.mark.parametrize("how", ["run_sync", "trio", "in-loop"])
 def test_sigterm_writes_every_finished_item_then_ends_the_process(
     tmp_path: Path, how: str
 ) -> None:
