@@ -1,9 +1,11 @@
 """``Component``: what every configurable part of a pipeline shares.
 
-A component has a stable declared identity (``step_id``), a version (``step_version``), and a
-*cache identity* derived from what it was built with: every constructor argument (captured when
-it is built) and its :meth:`~Component.config`, canonicalised by :mod:`ragloom.identity`.
-``config_hash`` hashes the three; it is equal across processes and machines and part of every
+A component has a stable declared identity (``step_id``), a version (``step_version``), the code
+of its class (:func:`ragloom.identity.class_code`: its methods and the class attributes they
+read, through its bases down to ragloom's own), and a *cache identity* derived from what it was
+built with: every constructor argument (captured when it is built) and its
+:meth:`~Component.config`, canonicalised by :mod:`ragloom.identity`. ``config_hash`` hashes the
+four; it is equal across processes and machines and part of every
 cache id the component reads or writes. :meth:`~Component.config` is what pipeline files
 serialise (``type(c)(**c.config())`` rebuilds it); the cache does not rely on it being complete.
 
@@ -30,8 +32,10 @@ class Component:
     #: module and qualified name.
     step_id: ClassVar[str | None] = None
 
-    #: Bump when the component's output changes for the same arguments (a bug fix, a new
-    #: model): cached outputs of the old version are then not replayed.
+    #: Bump when the component's output changes for the same arguments and the same code of
+    #: its class (a new model behind the same name, data it reads from elsewhere): cached
+    #: outputs of the old version are then not replayed. Edits of the class's own code need
+    #: no bump: they are part of the identity already.
     step_version: ClassVar[int] = 1
 
     #: Constructor parameters that never shape the output (how it runs, what it is called).
@@ -114,10 +118,29 @@ class Component:
             return object.__repr__(self)
         return f"{type(self).__name__}({shown})"
 
+    def code_identity(self) -> str | None:
+        """A digest of this component's class's code (see :func:`ragloom.identity.class_code`):
+        ``None`` for a class of ragloom's core.
+
+        Raises:
+            ragloom.identity.Uncacheable: a class attribute its methods read has no stable
+                identity (a ``cache_version`` set on the component stands in for it).
+        """
+        from .identity import Uncacheable, class_code
+
+        try:
+            return class_code(type(self))
+        except Uncacheable:
+            if self.__dict__.get("cache_version") is None:
+                raise
+            return "opaque"
+
     @property
     def config_hash(self) -> str:
-        """A stable hash of :meth:`identity`, ``step_version`` and :meth:`cache_identity`."""
-        return stable_hash(self.identity(), self.step_version, self.cache_identity())
+        """A stable hash of :meth:`identity`, ``step_version``, :meth:`code_identity` and
+        :meth:`cache_identity`."""
+        arguments = self.cache_identity()  # first: an argument's problem is named first
+        return stable_hash(self.identity(), self.step_version, self.code_identity(), arguments)
 
 
 def _same(value: Any, default: Any) -> bool:

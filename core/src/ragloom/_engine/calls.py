@@ -417,13 +417,14 @@ _FLATTENED = frozenset({type(None), list, types.GeneratorType})
 
 def batch_call(
     step: Any, context: Any, policy: Any, stats: Any
-) -> Callable[[list[Any]], Awaitable[list[Any]]]:
+) -> Callable[..., Awaitable[list[Any]]]:
     """A window call for a step with a ``transform_batch`` hook: ``items -> results``, one
     result (a list of outputs, or a :class:`Failure`) per item, in order.
 
     Items go to the hook in batches of the step's ``batch_size``. A batch attempt runs under the
     policy (retries, backoff; the timeout is per item, so a batch of ``n`` gets ``n`` times it).
     A batch that finally fails is retried item by item, so one bad item fails alone.
+    ``done(index, result)``, when given, is told of each item as its batch is finished.
     """
     hooks = hooks_of(step)
     hook = hooks.batch
@@ -511,7 +512,9 @@ def batch_call(
             return Failure(exc, 1, mode)
         return outputs
 
-    async def call(items: list[Any]) -> list[Any]:
+    async def call(
+        items: list[Any], done: Callable[[int, Any], None] | None = None
+    ) -> list[Any]:
         results: list[Any] = [None] * len(items)
         todo: list[int] = []
         for i, item in enumerate(items):
@@ -540,6 +543,8 @@ def batch_call(
                     result if isinstance(result, Failure)
                     else await output_checked(items[i], result)
                 )
+                if done is not None:
+                    done(i, results[i])
         return results
 
     return call
