@@ -43,7 +43,11 @@ class Env:
             check=True,
         )
 
-    def run(self, code: str, *, env: dict[str, str] | None = None, check: bool = True) -> str:
+    def run(
+        self, code: str, *, env: dict[str, str] | None = None, check: bool = True,
+        stderr: bool = False,
+    ) -> str:
+        """What ``code`` printed on standard output (with ``stderr``: on standard error)."""
         proc = subprocess.run(
             [str(self.python), "-c", code],
             capture_output=True,
@@ -55,7 +59,7 @@ class Env:
             raise AssertionError(
                 f"code failed:\n{code}\nstdout:{proc.stdout}\nstderr:{proc.stderr}"
             )
-        return proc.stdout
+        return proc.stderr if stderr else proc.stdout
 
     def json(self, code: str, **kw: object) -> object:
         return json.loads(self.run(code, **kw).strip().splitlines()[-1])  # type: ignore[arg-type]

@@ -49,17 +49,15 @@ def test_console_exporters_sampling_and_bad_configuration(env: Env) -> None:
     )
     assert quiet == ""
 
-    # The standard variables: a service name and the SDK's console exporters.
-    printed = objects(
-        env.run(
-            RUN,
-            env={
-                "OTEL_SERVICE_NAME": "e2e-ingest",
-                "OTEL_TRACES_EXPORTER": "console",
-                "OTEL_METRICS_EXPORTER": "console",
-            },
-        )
-    )
+    # The standard variables: a service name and the SDK's console exporters, which write to
+    # standard error (standard output stays the program's own)
+    console = {
+        "OTEL_SERVICE_NAME": "e2e-ingest",
+        "OTEL_TRACES_EXPORTER": "console",
+        "OTEL_METRICS_EXPORTER": "console",
+    }
+    assert env.run(RUN, env=console) == ""
+    printed = objects(env.run(RUN, env=console, stderr=True))
     spans = [o for o in printed if "context" in o and "kind" in o]
     by_name = {s["name"]: s for s in spans}
     assert set(by_name) == {
@@ -83,7 +81,8 @@ def test_console_exporters_sampling_and_bad_configuration(env: Env) -> None:
     assert {"ragloom.step.items.in", "ragloom.step.items.failed", "ragloom.step.duration"} <= names
 
     # Sampling off: no spans (the metrics exporter is not named: nothing else either).
-    off = env.run(RUN, env={"OTEL_TRACES_EXPORTER": "console", "OTEL_TRACES_SAMPLER": "always_off"})
+    off = env.run(RUN, env={"OTEL_TRACES_EXPORTER": "console", "OTEL_TRACES_SAMPLER": "always_off"},
+                  stderr=True)
     assert off == ""
 
     # An exporter that is not installed: the run goes on, one warning names it.

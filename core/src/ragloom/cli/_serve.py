@@ -26,10 +26,12 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False  # a name: it may resolve to any address
-SERVE_MISSING = (
-    "`ragloom serve` needs the serve extra (FastAPI and uvicorn): pip install "
-    "'ragloom[serve]' (from a ragloom checkout: pip install './core[serve]')"
-)
+def serve_missing() -> str:
+    """The message when the serve extra is not installed."""
+    from .._install import install_hint
+
+    hint = install_hint("ragloom", "serve")
+    return f"`ragloom serve` needs the serve extra (FastAPI and uvicorn): {hint}"
 
 
 @click.command("serve")
@@ -108,7 +110,7 @@ def serve(
 
         from ..serve import ServeLimits, ServeState, create_app
     except ImportError:
-        raise click.UsageError(SERVE_MISSING) from None
+        raise click.UsageError(serve_missing()) from None
     from ..searcher import SearchSettings
 
     settings = SearchSettings(
