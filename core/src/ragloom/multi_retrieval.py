@@ -3,10 +3,14 @@
 :class:`MultiQueryRetrievalPipeline` extends the routing block with retrieval. Each routed
 sub-query is answered by its route's retriever (a route may name one, with its own metadata
 filter, ``top_k`` and fusion weight; others use the default retriever), the sub-queries of one
-question concurrently under the policy's limit. A question that was split is also searched
-whole, by the default retriever (weight ``whole_weight``): a wrong split then costs little,
-and a question that was not split is searched once. In each list, chunks with nothing to read
-(a lone heading, a navigation line) go last. The lists are fused per question with
+question concurrently under the policy's limit. A decision that names collections (the routes
+fitted from an index's collections, :mod:`ragloom.index_routes`) restricts its sub-query's
+search to them, one search per collection (``restrict``), or adds those searches beside the
+search of the whole index, weighted ``boost_weight`` against it (``boost``); the searches of
+one sub-query share its weight. A question that was split is
+also searched whole, by the default retriever (weight ``whole_weight``): a wrong split then
+costs little, and a question that was not split is searched once. In each list, chunks with
+nothing to read (a lone heading, a navigation line) go last. The lists are fused per question with
 weighted reciprocal rank fusion, chunks found several times counted once, and each passage says
 which sub-queries found it at what rank. A passage's ``score`` is its fused score over the best
 one possible (every list ranking it first): 1.0 is a passage every search put first, and the
@@ -21,11 +25,13 @@ import inspect
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
+from .collection import collection_where
 from .component import Component
 from .context import ExecutionContext
 from .errors import ComponentTypeError, ConfigurationError, RagloomError
@@ -65,11 +71,15 @@ WHOLE_QUESTION_ROUTE = "(whole question)"
 #: The weight of the whole question's list against each sub-query's (1.0), chosen on the
 #: development halves of the evaluation sets (docs/evaluation.md).
 DEFAULT_WHOLE_WEIGHT = 1.0
+#: The weight of a boosted sub-query's collection-restricted list, against its own list over
+#: the whole index (a router's ``boost_weight`` replaces it).
+DEFAULT_BOOST_WEIGHT = 1.0
 
 
 class PassageHit(BaseModel):
     """One sub-query that found a passage: its text, its route, the rank and score it gave.
-    The search of the whole question has the route ``"(whole question)"``."""
+    The search of the whole question has the route ``"(whole question)"``. ``collections``:
+    the collections that search was restricted to (``None``: the whole index)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -77,6 +87,7 @@ class PassageHit(BaseModel):
     route: str
     rank: int
     score: float
+    collections: list[str] | None = None
 
 
 class FusedPassage(BaseModel):
@@ -136,6 +147,7 @@ class RetrieveStep(PipelineStep[Any]):
         top_k: int = 10,
         fusion_k: int = DEFAULT_RRF_K,
         whole_weight: float = DEFAULT_WHOLE_WEIGHT,
+        boost_weight: float = DEFAULT_BOOST_WEIGHT,
         policy: Policy | None = None,
     ) -> None:
         super().__init__(policy=policy, name="Retrieve")
@@ -149,10 +161,12 @@ class RetrieveStep(PipelineStep[Any]):
         self.top_k = top_k
         self.fusion_k = fusion_k
         self.whole_weight = whole_weight
+        self.boost_weight = boost_weight
 
     def config(self) -> Mapping[str, Any]:
         return {
             "top_k": self.top_k, "fusion_k": self.fusion_k, "whole_weight": self.whole_weight,
+            "boost_weight": self.boost_weight,
         }
 
     def _plan_for(self, route: str) -> tuple[Retriever, RetrieveSpec | None]:
@@ -161,30 +175,56 @@ class RetrieveStep(PipelineStep[Any]):
             return self.retrievers[spec.retriever], spec
         return self.retriever, spec
 
+    def _searches(self, routed: SubQueryRoute) -> list[_Search]:
+        """The searches of one routed sub-query: its route's; when the decision names
+        collections, one search restricted to each of them instead (``restrict``), or beside
+        its search of the whole index (``boost``: the restricted ones weigh ``boost_weight``
+        against it). A sub-query's searches share its weight: routing reorders what an ask
+        finds, it does not give one ask more of the answer than another."""
+        retriever, spec = self._plan_for(routed.route)
+        top_k = spec.top_k if spec and spec.top_k else self.top_k
+        where = spec.where if spec else None
+        weight = self._weight(routed.route)
+        listed = list(dict.fromkeys(routed.collections or ())) if routed.retrieval else []
+        if not listed:
+            return [_Search(routed, retriever, top_k, where, weight)]
+        whole = 0.0 if routed.retrieval == "restrict" else 1.0
+        boost = 1.0 if routed.retrieval == "restrict" else self.boost_weight
+        unit = weight / (whole + boost)
+        scoped = [
+            _Search(
+                routed, retriever, top_k, {**(where or {}), **(collection_where([name]) or {})},
+                unit * boost / len(listed), [name],
+            )
+            for name in listed
+        ]
+        if routed.retrieval == "restrict":
+            return scoped
+        return [_Search(routed, retriever, top_k, where, unit * whole), *scoped]
+
     async def transform(
         self, item: MultiQueryRoutingState, context: ExecutionContext
     ) -> RetrievalResult:
         plan = list(item.routing_plan)
-        searches = [
-            (routed, *self._plan_for(routed.route), self._weight(routed.route))
-            for routed in plan
-        ]
+        searches = [search for routed in plan for search in self._searches(routed)]
+        planned = len(searches)
         if self.whole_weight > 0 and plan and not (
             len(plan) == 1 and _same_words(plan[0].sub_query, item.query)
         ):
             whole = SubQueryRoute(sub_query=item.query, route=WHOLE_QUESTION_ROUTE)
-            searches.append((whole, self.retriever, None, self.whole_weight))
+            searches.append(
+                _Search(whole, self.retriever, self.top_k, None, self.whole_weight)
+            )
         hits: list[Any] = [None] * len(searches)
         errors: list[str | None] = [None] * len(searches)
         limiter = anyio.CapacityLimiter(self.effective_policy(context).concurrency or 1)
 
-        async def one(i: int, routed: SubQueryRoute, retriever: Retriever,
-                      spec: RetrieveSpec | None) -> None:
+        async def one(i: int, search: _Search) -> None:
             call = functools.partial(
-                retriever.retrieve,
-                routed.sub_query,
-                top_k=(spec.top_k if spec and spec.top_k else self.top_k),
-                where=spec.where if spec else None,
+                search.retriever.retrieve,
+                search.routed.sub_query,
+                top_k=search.top_k,
+                where=search.where,
             )
             async with limiter:
                 try:
@@ -193,14 +233,14 @@ class RetrieveStep(PipelineStep[Any]):
                     errors[i] = f"{type(exc).__name__}: {exc}"
 
         async with anyio.create_task_group() as tg:
-            for i, (routed, retriever, spec, _) in enumerate(searches):
-                tg.start_soon(one, i, routed, retriever, spec)
+            for i, search in enumerate(searches):
+                tg.start_soon(one, i, search)
         failures = [
-            SubQueryFailure(sub_query=s[0].sub_query, route=s[0].route, error=e)
+            SubQueryFailure(sub_query=s.routed.sub_query, route=s.routed.route, error=e)
             for s, e in zip(searches, errors, strict=True)
             if e is not None
         ]
-        if plan and all(e is not None for e in errors[: len(plan)]):
+        if plan and all(e is not None for e in errors[:planned]):
             raise RetrievalFailedError(
                 f"every sub-query of {item.query!r} failed to retrieve: "
                 + "; ".join(f"{f.sub_query!r}: {f.error}" for f in failures)
@@ -208,7 +248,7 @@ class RetrieveStep(PipelineStep[Any]):
         kept = [(s, found) for s, found in zip(searches, hits, strict=True) if found is not None]
         # Chunks with nothing to read (a lone heading, a navigation line) go after the others
         # of their list, so they never crowd out a passage.
-        lists = [(weight, demote_boilerplate(found)) for (_, _, _, weight), found in kept]
+        lists = [(search.weight, demote_boilerplate(found)) for search, found in kept]
         best = sum(weight for weight, _ in lists) / (self.fusion_k + 1)
         fused = reciprocal_rank_fusion(lists, k=self.fusion_k, top_k=self.top_k)
         passages = []
@@ -224,10 +264,11 @@ class RetrieveStep(PipelineStep[Any]):
                     score=min(1.0, score / best) if best > 0 else 0.0,
                     found_by=[
                         PassageHit(
-                            sub_query=kept[s][0][0].sub_query,
-                            route=kept[s][0][0].route,
+                            sub_query=kept[s][0].routed.sub_query,
+                            route=kept[s][0].routed.route,
                             rank=rank,
                             score=lists[s][1][rank - 1].score,
+                            collections=kept[s][0].collections,
                         )
                         for s, rank in found
                     ],
@@ -244,6 +285,19 @@ class RetrieveStep(PipelineStep[Any]):
     def _weight(self, route: str) -> float:
         spec = self.routes.get(route)
         return spec.weight if spec is not None else 1.0
+
+
+@dataclass(frozen=True)
+class _Search:
+    """One search of a question: the routed sub-query, the retriever, how many passages,
+    the metadata condition, the list's fusion weight, the collections it is restricted to."""
+
+    routed: SubQueryRoute
+    retriever: Retriever
+    top_k: int
+    where: Mapping[str, Any] | None
+    weight: float
+    collections: list[str] | None = None
 
 
 class MultiQueryRetrievalPipeline(Component):
@@ -309,6 +363,12 @@ class MultiQueryRetrievalPipeline(Component):
                 f"got {whole_weight!r}"
             )
         self.whole_weight = float(whole_weight)
+        boost = getattr(router, "boost_weight", None)
+        #: The weight of a boosted sub-query's restricted list (the router's, when it says).
+        self.boost_weight = (
+            float(boost) if isinstance(boost, int | float) and not isinstance(boost, bool)
+            and math.isfinite(boost) and boost > 0 else DEFAULT_BOOST_WEIGHT
+        )
         self.decomposer = decomposer
         self.router = router
         self.retriever = retriever
@@ -342,6 +402,7 @@ class MultiQueryRetrievalPipeline(Component):
             "top_k": self.top_k,
             "fusion_k": self.fusion_k,
             "whole_weight": self.whole_weight,
+            "boost_weight": self.boost_weight,
         }
 
     def build(self, *, registry: Any = None, plugin_hooks: bool = True) -> Pipeline[Any]:
@@ -362,6 +423,7 @@ class MultiQueryRetrievalPipeline(Component):
         last = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
             fusion_k=self.fusion_k, whole_weight=self.whole_weight,
+            boost_weight=self.boost_weight,
         )(route)
         for step in _chain(registry, "after", self):
             last = step(last)
@@ -376,7 +438,8 @@ class MultiQueryRetrievalPipeline(Component):
         state = await self.routing.plan(query)
         step = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
-            fusion_k=self.fusion_k, whole_weight=self.whole_weight, policy=self.policy,
+            fusion_k=self.fusion_k, whole_weight=self.whole_weight,
+            boost_weight=self.boost_weight, policy=self.policy,
         )
         result: RetrievalResult = await step.transform(state, ExecutionContext(policy=self.policy))
         return result

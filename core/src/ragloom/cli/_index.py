@@ -34,26 +34,39 @@ def index() -> None:
 @index_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def info(index_path: str, as_json: bool) -> int:
-    """Documents, chunks and vector dimension of the index."""
+    """Documents, chunks, vector dimension and collections of the index."""
+    from ..collection import list_collections
+
     if not os.path.exists(index_path):
         if as_json:
             click.echo(json.dumps({"location": index_path, "exists": False, "documents": 0,
-                                   "chunks": 0, "dimension": None}))
+                                   "chunks": 0, "dimension": None, "collections": []}))
         else:
             click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path) as store:
         details = store.info()
+        collections = list_collections(store)
     if as_json:
         click.echo(json.dumps({
             "location": details.location, "exists": True, "documents": details.documents,
             "chunks": details.chunks, "dimension": details.dimension,
-        }))
+            "collections": [c.to_dict() for c in collections],
+        }, ensure_ascii=False))
     else:
         click.echo(f"index: {details.location}")
         click.echo(f"  documents: {details.documents}")
         click.echo(f"  chunks: {details.chunks}")
         click.echo(f"  dimension: {details.dimension if details.dimension else 'none (text only)'}")
+        click.echo(f"  collections: {len(collections)}")
+        if collections:
+            from .._display import render_table
+
+            rows = [
+                (c.name if c.name is not None else "(none)", str(c.documents), str(c.chunks))
+                for c in collections
+            ]
+            click.echo(render_table(("COLLECTION", "DOCUMENTS", "CHUNKS"), rows, indent=4))
     return EXIT_OK
 
 

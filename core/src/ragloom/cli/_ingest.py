@@ -88,6 +88,7 @@ class IngestSettings:
     embedder: str | None = None
     engine: str | None = None
     engine_options: dict[str, str] | None = None
+    collection: str | None = None
 
 
 def _absolute(cache: Any, base: Path) -> Any:
@@ -170,6 +171,8 @@ def _summary(report: IngestReport) -> str:
             f"  index: {report.indexed} documents written, {report.unchanged} unchanged, "
             f"{report.deleted} removed ({report.index})"
         )
+    if report.routes is not None:
+        lines.append(f"  {_routes_line(report.routes)}")
     for title, problems in (("skipped", report.skipped), ("failed items", report.failures)):
         if not problems:
             continue
@@ -182,6 +185,24 @@ def _summary(report: IngestReport) -> str:
                 "them all)"
             )
     return "\n".join(lines)
+
+
+def _routes_line(routes: dict[str, Any]) -> str:
+    """The collections of the index and what routes them."""
+    named = [c for c in routes["collections"] if c["name"] is not None]
+    listed = ", ".join(f"{c['name']} ({c['documents']})" for c in named) or "none"
+    line = f"collections: {listed}; "
+    if routes["routing"] != "fitted":
+        return line + str(routes["routing"])
+    fit = routes.get("fit") or {}
+    how = "fitted now" if routes.get("fitted") else "up to date"
+    line += f"routes {how}"
+    if fit.get("held_out_accuracy") is not None:
+        line += (
+            f" (held-out utterances: {fit['held_out_accuracy']:.0%} routed right, "
+            f"{fit.get('restricted_share') or 0:.0%} confident enough to restrict)"
+        )
+    return line
 
 
 def run_ingest(settings: IngestSettings) -> int:
@@ -212,6 +233,10 @@ def run_ingest(settings: IngestSettings) -> int:
         raise click.UsageError("--sync needs --index: it removes gone files from an index")
     if settings.embedder is not None and settings.index is None:
         raise click.UsageError("--embedder applies with --index (vectors go to the index)")
+    if settings.collection is not None and not settings.collection.strip():
+        raise click.BadParameter("must be a name, not blank", param_hint="--collection")
+    if settings.collection is not None and settings.engine is not None:
+        raise click.UsageError("--collection applies to an ingest run here, not on an engine")
     out = settings.out if settings.out is not None else (
         DEFAULT_OUT if settings.index is None else None
     )
@@ -234,6 +259,7 @@ def run_ingest(settings: IngestSettings) -> int:
             store=store,
             embedder=settings.embedder,
             sync=settings.sync,
+            collection=settings.collection,
         ) as ingestor:
             try:
                 report = ingestor.run(
@@ -285,6 +311,12 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
         return interrupted(exc, f"{out} was not written" if out else "")
     finally:
         shown.close()
+    if settings.index is not None and not report.nothing_found:
+        from ..ingest._ingestor import _refresh_routes
+        from ._index import open_index
+
+        with open_index(settings.index) as store:
+            report.routes = _refresh_routes(store, registry)
     return _finish(report, settings, out)
 
 
@@ -398,6 +430,12 @@ class InputPath(click.Path):
 )
 @click.option("--sync", is_flag=True, help="With --index: remove documents whose files are gone.")
 @click.option(
+    "--collection",
+    default=None,
+    help="The collection of every file ingested [default: each top-level folder under a PATH "
+    "is a collection; files directly under PATH belong to PATH's own folder name].",
+)
+@click.option(
     "--embedder",
     default=None,
     help="With --index: a registered embedder [default: model2vec when installed].",
@@ -422,6 +460,7 @@ def ingest(
     length: str | None,
     index: str | None,
     sync: bool,
+    collection: str | None,
     embedder: str | None,
     engine: str | None,
     engine_options: tuple[str, ...],
@@ -468,5 +507,6 @@ def ingest(
         embedder=embedder,
         engine=engine,
         engine_options=_engine_options(engine_options),
+        collection=collection,
     )
     return run_ingest(settings)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import click
 
-from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_ROUTER, DEFAULT_TOP_K
+from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_TOP_K
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
 from ._index import index_option
 from ._plan import _plan_table
@@ -15,7 +15,9 @@ from ._plan import _plan_table
 __all__ = ["search"]
 
 #: Options that choose the components without a pipeline file.
-_NOT_WITH_CONFIG = ("index_path", "routes", "decomposer", "router", "top_k", "mode")
+_NOT_WITH_CONFIG = (
+    "index_path", "routes", "decomposer", "router", "top_k", "mode", "collections",
+)
 
 
 def _print(result: Any) -> None:
@@ -29,7 +31,11 @@ def _print(result: Any) -> None:
         where = (
             f"[{passage.start}:{passage.end}]" if passage.start is not None else "(rendered)"
         )
-        found = ", ".join(f"#{hit.rank} for {hit.sub_query!r}" for hit in passage.found_by)
+        found = ", ".join(
+            f"#{hit.rank} for {hit.sub_query!r}"
+            + (f" in {'+'.join(hit.collections)}" if hit.collections else "")
+            for hit in passage.found_by
+        )
         click.echo(f"\n  {n}. {passage.document_id} {where}  score {passage.score:.4f}  {found}")
         text = " ".join(passage.content.split())
         click.echo(f"     {text[:300]}{'...' if len(text) > 300 else ''}")
@@ -43,7 +49,15 @@ def _print(result: Any) -> None:
     help="Route set (JSON/YAML/TOML): routes may say how their sub-queries are retrieved.",
 )
 @click.option("--decomposer", default=None, help=f"[default: {DEFAULT_DECOMPOSER}]")
-@click.option("--router", default=None, help=f"[default: {DEFAULT_ROUTER}]")
+@click.option(
+    "--router", default=None,
+    help="A registered router, or 'none' (no routing) [default: the routes fitted from the "
+    "index's collections; with --routes ragloom-rules:keyword].",
+)
+@click.option(
+    "--collection", "collections", multiple=True, metavar="NAME",
+    help="Search only this collection of the index (repeatable).",
+)
 @click.option("-k", "--top-k", "top_k", default=DEFAULT_TOP_K, show_default=True,
               type=click.IntRange(1), help="Passages per sub-query and in the answer.")
 @click.option("--mode", type=click.Choice(["hybrid", "vector", "text"]), default=None,
@@ -63,6 +77,7 @@ def search(
     routes: str | None,
     decomposer: str | None,
     router: str | None,
+    collections: tuple[str, ...],
     top_k: int,
     mode: Literal["hybrid", "vector", "text"] | None,  # a click.Choice
     config: str | None,
@@ -98,6 +113,7 @@ def search(
     settings = SearchSettings(
         index=index_path, routes=routes, decomposer=decomposer, router=router, mode=mode,
         top_k=top_k, config=config, allow_imports=allow_imports,
+        collections=list(collections) or None,
     ) if config is None else SearchSettings(config=config, allow_imports=allow_imports)
     pipeline = build_search(settings)
     with pipeline:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, PluginNotFoundError, RagloomError
 from ..plugins._discovery import install_hint
-from ._files import document_fingerprint, load_file, pipeline_identity
+from ._files import document_fingerprint, load_file, pipeline_identity, source_metadata
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
 from ._walk import InputFile, WalkResult, walk_inputs
@@ -125,6 +125,12 @@ class Ingestor:
             or a registered name; ``None``: the ``model2vec`` embedder when installed, else
             none: the store then searches by text only).
         sync: with a store, remove the documents whose files are no longer among the inputs.
+        collection: the collection of every document ingested (recorded in each chunk's
+            metadata as ``collection``); ``None``: each top-level folder under a path given
+            is a collection, and files directly under it belong to its own folder's name.
+        fit_routes: with a store in a local folder, fit the routes of its collections again
+            (:mod:`ragloom.index_routes`) when the run changed what it holds, and save them
+            beside its tables.
         registry: the plugin registry (default: a new one).
 
     Use it as a context manager, or call :meth:`close`, to close what it opened.
@@ -141,10 +147,17 @@ class Ingestor:
         store: Store | None = None,
         embedder: Any = None,
         sync: bool = False,
+        collection: str | None = None,
+        fit_routes: bool = True,
         registry: Registry | None = None,
         loaders: Any = None,
     ) -> None:
         from ..plugins import Registry
+
+        if collection is not None and (not isinstance(collection, str) or not collection.strip()):
+            raise ConfigurationError(f"collection must be a non-blank name, got {collection!r}")
+        self.collection = None if collection is None else collection.strip()
+        self.fit_routes = fit_routes
 
         if pipeline is not None and (chunk_size is not None or length_function is not None):
             raise ConfigurationError(
@@ -314,7 +327,7 @@ class Ingestor:
         for text in texts:
             if not os.path.lexists(text):
                 raise ConfigurationError(f"no such file or folder: {text}")
-        walked = walk_inputs(texts, exclude=self._cache_files())
+        walked = walk_inputs(texts, exclude=self._cache_files(), collection=self.collection)
         check_outputs(walked, out, failures, self._cache_files(), arguments=texts)
         report = IngestReport(
             files=len(walked.files),
@@ -353,6 +366,8 @@ class Ingestor:
             if self.store is not None and self.sync:
                 report.deleted = self.store.delete(gone_documents(known, walked.files))
             report.warnings.extend(run.warnings)
+            if self.store is not None and self.fit_routes:
+                report.routes = _refresh_routes(self.store, self.registry)
             if failures is not None:
                 with AtomicJsonlWriter(failures, flag="--failures") as failure_file:
                     for problem in report.failures:
@@ -545,6 +560,21 @@ def _check_writable(flag: str, path: Path) -> None:
         )
     if probe.exists() and not os.access(probe, os.W_OK | os.X_OK):
         raise ConfigurationError(f"cannot write {flag} {path}: {probe} is not writable")
+
+
+def _refresh_routes(store: Any, registry: Any) -> dict[str, Any] | None:
+    """Fit the index's routes again when what it holds changed; what they are now."""
+    from ..index_routes import refresh_routes
+
+    fitted, fresh = refresh_routes(store, registry=registry)
+    if fitted is None:
+        return None
+    return {
+        "collections": [c.to_dict() for c in fitted.collections],
+        "routing": "fitted" if fitted.note is None else fitted.note,
+        "fitted": fresh,
+        "fit": fitted.fit,
+    }
 
 
 def _location(store: Any) -> str | None:
@@ -893,7 +923,7 @@ class _FileMemo:
         try:
             return read_source_file(
                 file.path, doc_id=file.doc_id, name=file.shown, max_bytes=max_bytes,
-                metadata={"source": file.shown},
+                metadata=source_metadata(file),
             )
         except LoadError:
             return None
@@ -912,6 +942,8 @@ class _FileMemo:
             return None
         digest = hashlib.sha256(source.data).hexdigest()
         text = f"{self.base}{loader_identity}\n{len(file.doc_id)}:{file.doc_id}\n{digest}"
+        if file.collection is not None:
+            text += f"\ncollection\n{file.collection}"
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
     def get(self, key: str | None) -> list[tuple[str, str]] | None:

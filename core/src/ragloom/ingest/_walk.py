@@ -1,7 +1,10 @@
 """Finding the files to ingest under the paths given.
 
 Pure standard library. Document ids are paths relative to the common root of the arguments,
-with ``/`` separators, so ``docs``, ``./docs`` and ``/abs/path/docs`` give the same ids. A name
+with ``/`` separators, so ``docs``, ``./docs`` and ``/abs/path/docs`` give the same ids. Each
+file also gets a *collection*: the top-level folder it is in under the argument it was found
+through, or, for a file directly under that argument (or given itself), the name of the
+argument's own folder; one name given for the run overrides them all. A name
 whose bytes are not valid UTF-8 gets a lossless, reversible id: each such byte is written as
 ``%XX`` (and a literal ``%`` of that name as ``%25``); two files that would share an id are
 reported, never merged.
@@ -13,17 +16,27 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["InputFile", "WalkProblem", "WalkResult", "display_path", "walk_inputs"]
+__all__ = [
+    "InputFile",
+    "WalkProblem",
+    "WalkResult",
+    "collection_of",
+    "display_path",
+    "folder_name",
+    "walk_inputs",
+]
 
 
 @dataclass(frozen=True, slots=True)
 class InputFile:
     """A file to ingest: its path (as reached from the arguments, usable with ``open``), its
-    document id, and its path for display (always valid UTF-8)."""
+    document id, its path for display (always valid UTF-8) and its collection (``None``: none
+    recorded)."""
 
     path: str
     doc_id: str
     shown: str
+    collection: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +87,32 @@ def _is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-def walk_inputs(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> WalkResult:
+def folder_name(path: str) -> str:
+    """The name of the folder at ``path`` (``.`` and ``docs/`` are named as the folders they
+    are), valid UTF-8; ``"root"`` for the file system's root."""
+    name = os.path.basename(os.path.normpath(os.path.abspath(path)))
+    return display_path(name) if name else "root"
+
+
+def collection_of(arg: str, path: str) -> str:
+    """The collection of the file at ``path`` found through the argument ``arg``: the
+    top-level folder it is in under ``arg``, else (a file directly under ``arg``, or ``arg``
+    itself a file) the name of ``arg``'s own folder."""
+    if not os.path.isdir(arg):
+        return folder_name(os.path.dirname(os.path.abspath(arg)))
+    parts = os.path.relpath(os.path.abspath(path), os.path.abspath(arg)).split(os.sep)
+    return display_path(parts[0]) if len(parts) > 1 else folder_name(arg)
+
+
+def walk_inputs(
+    paths: Iterable[str], *, exclude: Iterable[str] = (), collection: str | None = None
+) -> WalkResult:
     """Every file under ``paths`` (files as given, folders walked), sorted by document id.
 
     Inside folders, hidden entries and symlinked folders are not followed; a folder that cannot
     be listed is a :class:`WalkProblem`. Paths in ``exclude`` (the run's own output and cache
-    files) are left out. A file reached twice is listed once.
+    files) are left out. A file reached twice is listed once. Each file's collection is
+    ``collection`` when given, else its folder's (see :func:`collection_of`).
     """
     args = list(paths)
     if not args:
@@ -97,14 +130,17 @@ def walk_inputs(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> WalkRes
     found: dict[str, InputFile] = {}
     problems: list[WalkProblem] = []
 
-    def add(path: str) -> None:
+    def add(arg: str, path: str) -> None:
         absolute = os.path.abspath(path)
         if absolute in excluded:
             return
         doc_id = ident(path)
         previous = found.get(doc_id)
         if previous is None:
-            found[doc_id] = InputFile(path, doc_id, display_path(path))
+            found[doc_id] = InputFile(
+                path, doc_id, display_path(path),
+                collection if collection is not None else collection_of(arg, path),
+            )
         elif os.path.abspath(previous.path) != absolute:
             problems.append(
                 WalkProblem(
@@ -116,10 +152,10 @@ def walk_inputs(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> WalkRes
 
     for arg in args:
         if not os.path.isdir(arg):
-            add(arg)
+            add(arg, arg)
             continue
         for path in _walk_dir(arg, problems, ident):
-            add(path)
+            add(arg, path)
     files = sorted(found.values(), key=lambda f: f.doc_id)
     problems.sort(key=lambda p: p.doc_id)
     return WalkResult(files, problems, root)

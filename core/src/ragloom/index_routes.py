@@ -1,0 +1,672 @@
+"""Routes fitted from an index: one route per collection, learnt from what it holds.
+
+With several collections in an index, the default router of a search (``ragloom search``,
+``plan --index``, ``eval``, :class:`~ragloom.Searcher`) is a :class:`CollectionRouter`: one
+route per collection, fitted with ragloom-semantic's ``SemanticRouter`` from what the collection
+holds (the search text of its chunks: title, heading path and text; nothing written by hand),
+saved in the index folder beside the tables and fitted again when an ingest changes what the
+index holds.
+
+A routed sub-query is searched in one of three ways, by how far apart the router's scores of
+the collections are (soft before hard):
+
+- **restrict** when the router is confident (the best collection scores at least the fitted
+  gap above the next): only that collection is searched. With three collections or more, a
+  sub-query whose two best are close to each other but far above the third is restricted to
+  those two, one search each (an ask that fits several collections searches several);
+- **boost** when it is less sure (a smaller fitted gap): the whole index is searched, and
+  beside it the best collection alone, the two lists sharing the ask's weight, the restricted
+  one :data:`DEFAULT_BOOST_WEIGHT` (0.5) against the other's 1: a right guess lifts the
+  collection's passages among the ask's, a wrong one costs little, and no ask gets more of the
+  answer than another (on the development questions, 0.5 and 1 found the same facets, 2 one
+  fewer);
+- otherwise (the best collections are too close to call) the whole index, as without routing;
+  the plan still shows the best guess, its score and the runner-up.
+
+The gaps are fitted on held-out utterances: each collection's documents are split, the router
+is fitted on the chunks of most of them and routes short utterances made from the others
+(their titles, headings and sentences of their text, as short as asks are). The restriction
+gap is the lowest at which the utterances it restricts are in their own collection at least
+:data:`RESTRICT_PRECISION` (0.98) of the time; the boost gap the lowest at which the utterances
+at or above it have their own collection best at least :data:`BOOST_PRECISION` (0.9) of the
+time. The router is then fitted again on every document; what the held-out utterances measured
+is kept with the routes (``fit``: their accuracy, the shares restricted and boosted and how
+often each was right).
+
+With one collection (or none recorded) there is nothing to route: the router is
+:class:`WholeIndex`, whose plan says ``one collection: no routing``. Without ragloom-semantic
+installed the same, with a note saying so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .collection import COLLECTION_KEY, CollectionInfo, list_collections
+from .query import RouteDecision, Router
+
+__all__ = [
+    "ALL_COLLECTIONS",
+    "BOOST_PRECISION",
+    "DEFAULT_BOOST_WEIGHT",
+    "NO_ROUTING_ONE",
+    "RESTRICT_PRECISION",
+    "TOO_CLOSE",
+    "ROUTES_FILE",
+    "CollectionRouter",
+    "FittedRoutes",
+    "WholeIndex",
+    "collection_texts",
+    "fit_routes",
+    "index_router",
+    "refresh_routes",
+]
+
+log = logging.getLogger("ragloom.index_routes")
+
+#: The route of a sub-query searched over the whole index (no collection preferred).
+ALL_COLLECTIONS = "(whole index)"
+#: The plan's note on an index with one collection.
+NO_ROUTING_ONE = "one collection: no routing"
+#: The plan's note on a sub-query whose best collections score too close to prefer one.
+TOO_CLOSE = "too close to call: the whole index"
+#: The manifest of the fitted routes, in the index folder (the router is saved beside it).
+ROUTES_FILE = "collection-routes.json"
+_ROUTER_FILE = "collection-routes.router.json"
+_FORMAT = "ragloom/collection-routes"
+_VERSION = 2
+#: The share of held-out utterances restricted to their own collection that the restriction
+#: gap keeps (a wrong restriction loses the ask: it must be rare).
+RESTRICT_PRECISION = 0.98
+#: The share of held-out utterances at or above the boost gap whose own collection is the best
+#: (below it, nothing is preferred).
+BOOST_PRECISION = 0.9
+#: The share of each collection's documents whose utterances are held out to fit thresholds.
+HELD_OUT_SHARE = 0.25
+#: Passages per collection (at most) given to the router as examples, so that a large
+#: collection does not outweigh a small one.
+MAX_EXAMPLES = 8000
+#: The semantic router of the fitted routes.
+SEMANTIC_ROUTER = "ragloom-semantic:semantic"
+
+
+# -- what a collection holds -------------------------------------------------------------------
+
+_NUMBERING = re.compile(r"^\s*(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+(?=\S)")
+_MANPAGE = re.compile(r"\s*\(\d\w*\)|\s+manual page\s*$", re.IGNORECASE)
+_MARKUP = re.compile(r"`+|\*+|_{2,}|\[([^\]]*)\]\([^)]*\)|<[^>]+>|^#+\s*", re.MULTILINE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*[A-Za-z0-9]|[A-Za-z]")
+#: Sentences per document kept as held-out utterances, and their length in words.
+_SENTENCES_PER_DOCUMENT = 12
+_SENTENCE_WORDS = (6, 40)
+#: Characters of a chunk's search text kept as a route example.
+_PASSAGE_CHARS = 1000
+
+
+def _clean(text: str) -> str:
+    return " ".join(_MARKUP.sub(r"\1", text).split())
+
+
+def _title(text: str) -> str:
+    """A title or heading without its numbering ("4.3.1. ") or man page section ("(1)")."""
+    return _clean(_MANPAGE.sub("", _NUMBERING.sub("", text)))
+
+
+def _sentences(content: str) -> list[str]:
+    out = []
+    for block in content.split("\n\n"):
+        block = block.strip()
+        if not block or block.startswith(("```", "|", "    ", "- ", "* ")):
+            continue  # code, tables, lists: not how anyone asks
+        for sentence in _SENTENCE_END.split(_clean(block)):
+            words = len(_WORDS.findall(sentence))
+            if _SENTENCE_WORDS[0] <= words <= _SENTENCE_WORDS[1]:
+                out.append(sentence)
+    return out
+
+
+@dataclass
+class DocumentText:
+    """What one stored document says, for routes: its ``collection``; ``passages``, the
+    search text of each chunk with something to read (title and heading path, then the
+    text: what a route is fitted on); ``utterances``, its title, headings and some sentences
+    of its text (short, as asks are: what thresholds are fitted on when it is held out)."""
+
+    collection: str
+    passages: list[str] = field(default_factory=list)
+    utterances: list[str] = field(default_factory=list)
+
+
+def collection_texts(store: Any) -> dict[str, dict[str, DocumentText]]:
+    """What each collection of ``store`` holds, by collection and document, read from the
+    stored chunks (their metadata's title and headings, their text). Headings that several
+    collections share (``Introduction``, ``OPTIONS``) are left out of the utterances."""
+    from .search_text import is_boilerplate, search_text
+
+    reader = store.chunks
+    try:
+        found = reader(vectors=False)
+    except TypeError:  # a store whose chunks() always reads the vectors
+        found = reader()
+    documents: dict[str, DocumentText] = {}
+    sentences: dict[str, list[str]] = {}
+    for document_id, chunks in found.items():
+        for chunk in chunks:
+            collection = chunk.metadata.get(COLLECTION_KEY)
+            if not isinstance(collection, str):
+                continue
+            doc = documents.get(document_id)
+            if doc is None:
+                doc = documents[document_id] = DocumentText(collection)
+            title = chunk.metadata.get("title")
+            headings = chunk.metadata.get("headings")
+            for text in [title, *(headings if isinstance(headings, list) else [])]:
+                if isinstance(text, str):
+                    clean = _title(text)
+                    if _WORDS.search(clean) and clean not in doc.utterances:
+                        doc.utterances.append(clean)
+            if not is_boilerplate(chunk.content):
+                doc.passages.append(search_text(chunk)[:_PASSAGE_CHARS])
+                sentences.setdefault(document_id, []).extend(_sentences(chunk.content))
+    owners: dict[str, set[str]] = {}
+    for doc in documents.values():
+        for text in doc.utterances:
+            owners.setdefault(text.casefold(), set()).add(doc.collection)
+    out: dict[str, dict[str, DocumentText]] = {}
+    for document_id in sorted(documents):
+        doc = documents[document_id]
+        doc.utterances = [t for t in doc.utterances if len(owners[t.casefold()]) == 1]
+        said = sentences.get(document_id, [])
+        step = max(1, len(said) // _SENTENCES_PER_DOCUMENT)
+        doc.utterances = list(
+            dict.fromkeys(doc.utterances + said[::step][:_SENTENCES_PER_DOCUMENT])
+        )
+        if doc.passages or doc.utterances:
+            out.setdefault(doc.collection, {})[document_id] = doc
+    return out
+
+
+# -- fitting -----------------------------------------------------------------------------------
+
+
+@dataclass
+class FittedRoutes:
+    """The routes of an index as fitted (or why there are none).
+
+    ``router`` is the semantic router over the collections (``None``: no routing, and
+    ``note`` says why). ``restrict_gaps[m - 1]`` is the score gap between the m-th and the
+    next collection from which a sub-query is restricted to the top m (``None``: never);
+    ``boost_gap`` the gap between the first and the second from which the first is boosted
+    (``None``: always, when not restricted); ``fit`` holds what the held-out utterances
+    measured.
+    """
+
+    collections: list[CollectionInfo]
+    state: str
+    router: Any = None
+    restrict_gaps: list[float | None] = field(default_factory=list)
+    boost_gap: float | None = None
+    boost_weight: float = 1.0
+    fit: dict[str, Any] = field(default_factory=dict)
+    note: str | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.collections if c.name is not None]
+
+    def to_dict(self, router_file: str | None) -> dict[str, Any]:
+        return {
+            "format": _FORMAT,
+            "version": _VERSION,
+            "state": self.state,
+            "collections": [c.to_dict() for c in self.collections],
+            "router": router_file,
+            "restrict_gaps": self.restrict_gaps,
+            "boost_gap": self.boost_gap,
+            "boost_weight": self.boost_weight,
+            "fit": self.fit,
+            "note": self.note,
+        }
+
+
+def index_state(store: Any) -> str:
+    """What the index holds, in one hash: every document's id and fingerprint (which covers
+    its content, its pipeline and its collection)."""
+    digest = hashlib.sha256()
+    for document_id, fingerprint in sorted(store.fingerprints().items()):
+        digest.update(f"{len(document_id)}:{document_id}{fingerprint}\n".encode("utf-8", "replace"))
+    return digest.hexdigest()[:32]
+
+
+def _semantic_factory(registry: Any) -> Any:
+    from .errors import PluginError
+
+    try:
+        return registry.resolve("router", SEMANTIC_ROUTER)
+    except PluginError:
+        return None
+
+
+def _split(
+    texts: Mapping[str, Mapping[str, DocumentText]], seed: int
+) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+    """Examples per collection (passages) from most of its documents; (utterance,
+    collection) of the others."""
+    rng = random.Random(seed)
+    train: dict[str, list[str]] = {}
+    held: list[tuple[str, str]] = []
+    for name, documents in sorted(texts.items()):
+        ids = sorted(documents)
+        rng.shuffle(ids)
+        out = round(len(ids) * HELD_OUT_SHARE) if len(ids) > 1 else 0
+        held += [(text, name) for d in ids[:out] for text in documents[d].utterances]
+        train[name] = _sample([t for d in ids[out:] for t in documents[d].passages], rng)
+    return train, held
+
+
+def _sample(texts: list[str], rng: random.Random) -> list[str]:
+    unique = list(dict.fromkeys(texts))
+    if len(unique) <= MAX_EXAMPLES:
+        return unique
+    return rng.sample(unique, MAX_EXAMPLES)
+
+
+def _semantic(factory: Any, examples: Mapping[str, list[str]]) -> Any:
+    return factory(
+        [{"name": name, "examples": texts} for name, texts in examples.items() if texts],
+        default_route=ALL_COLLECTIONS,
+        scoring="knn",
+        top_k=5,
+    )
+
+
+def _ranked(scores: Mapping[str, float]) -> list[tuple[str, float]]:
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def fit_gaps(
+    ranked: Sequence[Sequence[tuple[str, float]]],
+    labels: Sequence[str],
+    precision: float = RESTRICT_PRECISION,
+) -> list[float | None]:
+    """The restriction gaps learnt from routed held-out utterances (each: its collections
+    ranked by score, and its own collection).
+
+    Stage m (1, 2, ...) restricts an utterance to its m best collections when the score gap
+    between the m-th and the next is at least the stage's threshold. Among the utterances no
+    earlier stage restricted, the threshold is the lowest gap such that the utterances at or
+    above it have their own collection among the m best at least ``precision`` of the time
+    (``None`` when no gap does, or too few utterances reach the stage).
+    """
+    n = min((len(r) for r in ranked), default=0)
+    pending = list(range(len(ranked)))
+    gaps: list[float | None] = []
+    for m in range(1, n):
+        points = sorted(
+            (
+                (ranked[i][m - 1][1] - ranked[i][m][1],
+                 labels[i] in {name for name, _ in ranked[i][:m]})
+                for i in pending
+            ),
+            key=lambda p: -p[0],
+        )
+        chosen: float | None = None
+        right = 0
+        for seen, (gap, ok) in enumerate(points, 1):
+            right += ok
+            # the lowest gap (ties kept together) whose utterances at or above it are right
+            # often enough, once there are enough of them to say so
+            if seen >= _MIN_STAGE and right / seen >= precision and (
+                seen == len(points) or points[seen][0] < gap
+            ):
+                chosen = gap
+        gaps.append(chosen)
+        if chosen is not None:
+            pending = [
+                i for i in pending if ranked[i][m - 1][1] - ranked[i][m][1] < chosen
+            ]
+    return gaps
+
+
+#: Held-out utterances a stage needs to fit its threshold.
+_MIN_STAGE = 20
+
+
+def fit_routes(
+    store: Any,
+    *,
+    registry: Any = None,
+    seed: int = 0,
+    precision: float = RESTRICT_PRECISION,
+    boost_precision: float = BOOST_PRECISION,
+) -> FittedRoutes:
+    """Fit the routes of the index ``store`` (see the module docstring); nothing is saved."""
+    from .plugins import Registry
+
+    collections = list_collections(store)
+    state = index_state(store)
+    named = [c for c in collections if c.name is not None]
+    if len(named) < 2:
+        note = NO_ROUTING_ONE if named else "no collections: no routing"
+        return FittedRoutes(collections, state, note=note)
+    factory = _semantic_factory(registry or Registry())
+    if factory is None:
+        return FittedRoutes(
+            collections, state,
+            note="no routing: routes are fitted with ragloom-semantic, which is not installed",
+        )
+    texts = collection_texts(store)
+    routable = [
+        c.name for c in named
+        if c.name is not None and any(d.passages for d in texts.get(c.name, {}).values())
+    ]
+    if len(routable) < 2:
+        return FittedRoutes(
+            collections, state,
+            note="no routing: fewer than two collections hold text to learn routes from",
+        )
+    train, held = _split({name: texts[name] for name in routable}, seed)
+    probe = _semantic(factory, train)
+    ranked = [_ranked(probe.scores(text)) for text, _ in held] if held else []
+    labels = [label for _, label in held]
+    gaps = fit_gaps(ranked, labels, precision)
+    boost_gap = fit_gaps(ranked, labels, boost_precision)[0] if ranked else None
+    restricted = right = boosted = boosted_right = 0
+    for scores, label in zip(ranked, labels, strict=True):
+        top = _restriction(scores, gaps)
+        if top is not None:
+            restricted += 1
+            right += label in top
+        elif boost_gap is None or scores[0][1] - scores[1][1] >= boost_gap:
+            boosted += 1
+            boosted_right += scores[0][0] == label
+    correct = sum(scores[0][0] == label for scores, label in zip(ranked, labels, strict=True))
+    rng = random.Random(seed)
+    examples = {
+        name: _sample([t for doc in texts[name].values() for t in doc.passages], rng)
+        for name in routable
+    }
+    def share(count: int, total: int) -> float | None:
+        return round(count / total, 4) if total else None
+
+    report = {
+        "restrict_precision_target": precision,
+        "boost_precision_target": boost_precision,
+        "held_out": len(held),
+        "held_out_accuracy": share(correct, len(held)),
+        "restricted_share": share(restricted, len(held)),
+        "restricted_precision": share(right, restricted),
+        "boosted_share": share(boosted, len(held)),
+        "boosted_precision": share(boosted_right, boosted),
+        "examples": {name: len(texts) for name, texts in examples.items()},
+    }
+    return FittedRoutes(
+        collections, state, router=_semantic(factory, examples), restrict_gaps=gaps,
+        boost_gap=boost_gap, boost_weight=DEFAULT_BOOST_WEIGHT, fit=report,
+    )
+
+
+def _restriction(
+    ranked: Sequence[tuple[str, float]], gaps: Sequence[float | None]
+) -> list[str] | None:
+    """The collections a sub-query is restricted to (``None``: none, a boost)."""
+    for m, threshold in enumerate(gaps, 1):
+        if m >= len(ranked):
+            break
+        if threshold is not None and ranked[m - 1][1] - ranked[m][1] >= threshold:
+            return [name for name, _ in ranked[:m]]
+    return None
+
+
+#: The weight of a boosted sub-query's collection-restricted list against its list over the
+#: whole index (1), the two sharing the sub-query's weight (see the module docstring).
+DEFAULT_BOOST_WEIGHT = 0.5
+
+
+# -- saving and loading ------------------------------------------------------------------------
+
+
+def _folder(store: Any) -> Path | None:
+    location = getattr(store, "path", None) or getattr(store, "location", None)
+    if location is None:
+        return None
+    path = Path(os.fspath(location))
+    return path if path.is_dir() else None
+
+
+def save_routes(store: Any, fitted: FittedRoutes) -> Path | None:
+    """Write ``fitted`` into the index folder (``None``: the store has no local folder)."""
+    folder = _folder(store)
+    if folder is None:
+        return None
+    router_file = None
+    if fitted.router is not None:
+        fitted.router.save(folder / _ROUTER_FILE)
+        router_file = _ROUTER_FILE
+    target = folder / ROUTES_FILE
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_text(json.dumps(fitted.to_dict(router_file), indent=1, ensure_ascii=False), "utf-8")
+    os.replace(tmp, target)
+    return target
+
+
+def load_routes(
+    store: Any, *, registry: Any = None, router: bool = True
+) -> FittedRoutes | None:
+    """The routes saved in the index folder, if they were fitted on what it holds now
+    (``router=False``: without loading the router itself)."""
+    folder = _folder(store)
+    if folder is None or not (folder / ROUTES_FILE).is_file():
+        return None
+    try:
+        data = json.loads((folder / ROUTES_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or (data.get("format"), data.get("version")) != (
+        _FORMAT, _VERSION
+    ):
+        return None
+    if data.get("state") != index_state(store):
+        return None
+    collections = [
+        CollectionInfo(c.get("name"), int(c.get("documents", 0)), int(c.get("chunks", 0)))
+        for c in data.get("collections", [])
+    ]
+    loaded = None
+    if data.get("router") and router:
+        from .plugins import Registry
+
+        factory = _semantic_factory(registry or Registry())
+        if factory is None:
+            return None  # fitted where ragloom-semantic was installed: fit again (a note)
+        try:
+            loaded = factory.load(folder / data["router"])
+        except Exception:  # noqa: BLE001 - a damaged file is fitted again
+            log.warning("cannot read the saved routes in %s; fitting them again", folder)
+            return None
+    return FittedRoutes(
+        collections, data["state"], router=loaded,
+        restrict_gaps=list(data.get("restrict_gaps") or []),
+        boost_gap=data.get("boost_gap"),
+        boost_weight=float(data.get("boost_weight") or DEFAULT_BOOST_WEIGHT),
+        fit=dict(data.get("fit") or {}), note=data.get("note"),
+    )
+
+
+def refresh_routes(
+    store: Any, *, registry: Any = None
+) -> tuple[FittedRoutes | None, bool]:
+    """Fit the routes of ``store`` again and save them in its folder, unless the saved ones
+    were fitted on what it holds now: (the routes, whether they were fitted now); ``(None,
+    False)`` when the store has no local folder."""
+    if _folder(store) is None:
+        return None, False
+    saved = load_routes(store, registry=registry, router=False)
+    if saved is not None:
+        return saved, False
+    fitted = fit_routes(store, registry=registry)
+    save_routes(store, fitted)
+    return fitted, True
+
+
+def current_routes(store: Any, *, registry: Any = None) -> FittedRoutes:
+    """The saved routes when they are current, else routes fitted now (saved when the folder
+    can be written: a read-only index is routed all the same)."""
+    saved = load_routes(store, registry=registry)
+    if saved is not None:
+        return saved
+    fitted = fit_routes(store, registry=registry)
+    try:
+        save_routes(store, fitted)
+    except OSError as exc:
+        log.info("routes fitted but not saved (%s)", exc)
+    return fitted
+
+
+# -- the routers -------------------------------------------------------------------------------
+
+
+class WholeIndex(Router):
+    """No routing: every sub-query searches the whole index; its plan says why (``note``)."""
+
+    step_id: ClassVar[str] = "ragloom/whole-index"
+
+    def __init__(self, note: str = NO_ROUTING_ONE) -> None:
+        self.note = note
+
+    def config(self) -> Mapping[str, Any]:
+        return {"note": self.note}
+
+    @property
+    def valid_routes(self) -> Sequence[str]:
+        return (ALL_COLLECTIONS,)
+
+    @property
+    def default_route(self) -> str | None:
+        return ALL_COLLECTIONS
+
+    def route_sync(self, query: str) -> RouteDecision:
+        return RouteDecision(route=ALL_COLLECTIONS, note=self.note)
+
+
+class CollectionRouter(Router):
+    """Routes each sub-query to the collections of an index, restricting the search to them
+    when the scores are far enough apart and boosting the best one otherwise (see the module
+    docstring).
+
+    Args:
+        router: scores every collection for a query (``scores(query) -> {name: score}``, as
+            ragloom-semantic's ``SemanticRouter`` does).
+        restrict_gaps: per stage m, the score gap from the m-th collection to the next from
+            which the search is restricted to the m best (``None``: never at that stage).
+        boost_gap: the gap from the best collection to the next from which a sub-query not
+            restricted boosts the best one (``None``: always); below it, the whole index.
+        boost_weight: the weight of a boosted collection's list.
+        collections: the collections routed among (default: every route of ``router``); a
+            search restricted to some collections routes among those only.
+    """
+
+    step_id: ClassVar[str] = "ragloom/collection-router"
+
+    def __init__(
+        self,
+        router: Any,
+        *,
+        restrict_gaps: Sequence[float | None] = (),
+        boost_weight: float = DEFAULT_BOOST_WEIGHT,
+        boost_gap: float | None = None,
+        collections: Iterable[str] | None = None,
+    ) -> None:
+        from .errors import ConfigurationError
+
+        if not callable(getattr(router, "scores", None)):
+            raise ConfigurationError(
+                "CollectionRouter needs a router that scores every route (scores(query))"
+            )
+        routes = [r for r in router.valid_routes if r != ALL_COLLECTIONS]
+        chosen = list(routes if collections is None else collections)
+        unknown = [c for c in chosen if c not in routes]
+        if unknown:
+            raise ConfigurationError(
+                f"no route for the collection{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))}; routed collections: {', '.join(routes)}"
+            )
+        self.router = router
+        self.collections = tuple(chosen)
+        self.restrict_gaps = [None if g is None else float(g) for g in restrict_gaps]
+        self.boost_weight = float(boost_weight)
+        self.boost_gap = None if boost_gap is None else float(boost_gap)
+
+    def config(self) -> Mapping[str, Any]:
+        return {
+            "router": self.router.config_hash,
+            "collections": list(self.collections),
+            "restrict_gaps": self.restrict_gaps,
+            "boost_gap": self.boost_gap,
+            "boost_weight": self.boost_weight,
+        }
+
+    @property
+    def valid_routes(self) -> Sequence[str]:
+        return (*self.collections, ALL_COLLECTIONS)
+
+    @property
+    def default_route(self) -> str | None:
+        return ALL_COLLECTIONS
+
+    def route_sync(self, query: str) -> RouteDecision:
+        scores = self.router.scores(query)
+        ranked = _ranked({c: float(scores.get(c, 0.0)) for c in self.collections})
+        if not ranked or ranked[0][1] <= 0:
+            return self.fallback("nothing to route by (no words the routes know)")
+        best, score = ranked[0]
+        runner_up, runner_up_score = ranked[1] if len(ranked) > 1 else (None, None)
+        restricted = _restriction(ranked, self.restrict_gaps)
+        if (
+            restricted is None and self.boost_gap is not None and runner_up_score is not None
+            and score - runner_up_score < self.boost_gap
+        ):
+            return RouteDecision(
+                route=best, score=score, runner_up=runner_up, runner_up_score=runner_up_score,
+                note=TOO_CLOSE,
+            )
+        return RouteDecision(
+            route=best,
+            score=score,
+            runner_up=runner_up,
+            runner_up_score=runner_up_score,
+            collections=restricted or [best],
+            retrieval="restrict" if restricted else "boost",
+        )
+
+
+def index_router(
+    store: Any, *, registry: Any = None, collections: Sequence[str] | None = None
+) -> Router:
+    """The default router of a search of ``store``: a :class:`CollectionRouter` over its
+    collections (among ``collections`` when the search is restricted to them), or
+    :class:`WholeIndex` with the reason there is no routing."""
+    fitted = current_routes(store, registry=registry)
+    if fitted.router is None:
+        return WholeIndex(fitted.note or NO_ROUTING_ONE)
+    among = [c for c in fitted.names if c in fitted.router.valid_routes]
+    if collections is not None:
+        among = [c for c in among if c in collections]
+        if len(among) < 2:
+            return WholeIndex(
+                "one collection searched: no routing" if among else "no routing"
+            )
+    return CollectionRouter(
+        fitted.router, restrict_gaps=fitted.restrict_gaps, boost_gap=fitted.boost_gap,
+        boost_weight=fitted.boost_weight, collections=among,
+    )
