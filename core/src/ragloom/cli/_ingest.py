@@ -235,8 +235,6 @@ def run_ingest(settings: IngestSettings) -> int:
         raise click.UsageError("--embedder applies with --index (vectors go to the index)")
     if settings.collection is not None and not settings.collection.strip():
         raise click.BadParameter("must be a name, not blank", param_hint="--collection")
-    if settings.collection is not None and settings.engine is not None:
-        raise click.UsageError("--collection applies to an ingest run here, not on an engine")
     out = settings.out if settings.out is not None else (
         DEFAULT_OUT if settings.index is None else None
     )
@@ -302,7 +300,8 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
         index=settings.index, sync=settings.sync, embedder=settings.embedder,
         cache=None if cache is False else cache, max_file_size=settings.max_file_size,
         chunk_size=settings.chunk_size, length_function=settings.length,
-        allow_imports=settings.allow_imports, options=dict(settings.engine_options or {}),
+        allow_imports=settings.allow_imports, collection=settings.collection,
+        options=dict(settings.engine_options or {}),
     )
     shown = _shown(settings)
     try:
