@@ -229,8 +229,10 @@ def test_a_routes_file_names_filters_and_weights(cli, index, workdir) -> None:
     assert len(cached) == 1 and cached[0]["metadata"]["format"] == "rst"
     assert result["passages"][0] == cached[0]  # weight 2: first
     weights = {"caching": 2.0, "plugins": 1.0, "(whole question)": 1.0}
-    best = sum(weights.values()) / 61  # every list ranking the passage first
+    k, consensus = 5, 0.2  # the defaults: each passage's best gain, plus a fifth of the others
+    best = (2.0 + consensus * 2.0) / (k + 1)  # every list ranking the passage first
     for passage in result["passages"]:
-        expected = sum(weights[h["route"]] / (60 + h["rank"]) for h in passage["found_by"])
+        gains = [weights[h["route"]] / (k + h["rank"]) for h in passage["found_by"]]
+        expected = max(gains) + consensus * (sum(gains) - max(gains))
         assert passage["score"] == pytest.approx(expected / best, rel=1e-12)
     assert [h["rank"] for h in cached[0]["found_by"] if h["route"] == "caching"] == [1]

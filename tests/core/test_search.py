@@ -94,20 +94,30 @@ lists = st.lists(
 
 
 @settings(deadline=None, max_examples=200)
-@given(lists, st.integers(min_value=1, max_value=100), st.none() | st.integers(1, 10))
-def test_fusion_properties(data, k, top_k) -> None:
+@given(
+    lists,
+    st.integers(min_value=1, max_value=100),
+    st.none() | st.integers(1, 10),
+    st.sampled_from([1.0, 0.0, 0.2, 0.5]),
+)
+def test_fusion_properties(data, k, top_k, consensus) -> None:
     results = [(w, hits(*ids)) for w, ids in data]
-    fused = reciprocal_rank_fusion(results, k=k, top_k=top_k)
-    # the formula, summed list by list; each chunk at its first rank in each list
-    expected: dict[str, float] = {}
+    fused = reciprocal_rank_fusion(results, k=k, top_k=top_k, consensus=consensus)
+    # the formula, list by list; each chunk at its first rank in each list: the best gain
+    # plus consensus times the others (1: the plain sum)
+    gains: dict[str, list[float]] = {}
     first_seen: dict[str, int] = {}
     for weight, ids in data:
         ranks: dict[str, int] = {}
         for rank, cid in enumerate(ids, 1):
             ranks.setdefault(cid, rank)
         for cid, rank in ranks.items():
-            expected[cid] = expected.get(cid, 0.0) + weight / (k + rank)
+            gains.setdefault(cid, []).append(weight / (k + rank))
             first_seen.setdefault(cid, len(first_seen))
+    expected = {
+        cid: sum(g) if consensus == 1 else max(g) + consensus * (sum(g) - max(g))
+        for cid, g in gains.items()
+    }
     order = sorted(expected, key=lambda cid: (-expected[cid], first_seen[cid]))
     if top_k is not None:
         order = order[:top_k]
@@ -118,6 +128,18 @@ def test_fusion_properties(data, k, top_k) -> None:
         assert [s for s, _ in found] == sorted(listed)
         for source, rank in found:
             assert data[source][1][rank - 1] == c.id
+
+
+def test_consensus_below_one_puts_each_lists_best_before_a_chunk_every_list_finds_fairly() -> None:
+    # "toc" is third for both asks: the plain sum ranks it first, a small consensus does not
+    asks = [(1.0, hits("cache", "x", "toc")), (1.0, hits("plugin", "y", "toc"))]
+    assert ids_of(reciprocal_rank_fusion(asks, k=5))[0] == "toc"
+    fused = reciprocal_rank_fusion(asks, k=5, consensus=0.2)
+    assert ids_of(fused)[:2] == ["cache", "plugin"]
+    assert fused[2][0] == pytest.approx(1 / 8 + 0.2 / 8)  # toc: its best gain plus a fifth
+    for bad in (-0.1, 1.5, True, "0.5"):
+        with pytest.raises(ConfigurationError, match="consensus"):
+            reciprocal_rank_fusion(asks, consensus=bad)
 
 
 # -- the pipeline with in-memory components ---------------------------------------------------

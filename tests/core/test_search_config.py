@@ -163,7 +163,8 @@ def test_dump_writes_the_retrieval_section_back(registry) -> None:
         "store": {"name": "memory", "params": {"path": "idx", "label": ""}},
         "retriever": {"name": "store", "params": {"mode": "text", "top_k": 7, "where": {}}},
         "top_k": 5,
-        "fusion_k": 60,
+        "fusion_k": 5,
+        "consensus": 0.2,
         "whole_weight": 1.0,
     }
     assert dumped["query"]["router"]["params"]["routes"][0]["retrieve"]["weight"] == 2.0

@@ -128,20 +128,33 @@ def reciprocal_rank_fusion(
     *,
     k: int = DEFAULT_RRF_K,
     top_k: int | None = None,
+    consensus: float = 1.0,
 ) -> list[tuple[float, Any, list[tuple[int, int]]]]:
     """Fuse ranked lists: ``results`` holds ``(weight, hits)`` per list, best hit first.
 
-    A chunk's fused score is the sum over the lists that found it of ``weight / (k + rank)``
-    (rank from 1). Chunks are identified by id: a chunk found by several lists appears once,
-    and a chunk listed twice in one list counts once there, at its better rank. Returns
-    ``(score, chunk, [(list index, rank), ...])`` best first, at most ``top_k``; ties keep the
-    order in which the chunks were first found (list by list, rank by rank).
+    Each list that finds a chunk gives it ``weight / (k + rank)`` (rank from 1). A chunk's
+    fused score is its best gain plus ``consensus`` times the sum of its other gains: with
+    ``consensus=1`` (the default) that is reciprocal rank fusion as Cormack et al. define it,
+    the sum; below 1, a chunk found fairly well by every list no longer outranks the chunks
+    that one list ranks first (what fusing the searches of a question's different asks
+    needs: each ask's best passages first, agreement as a tie-breaker). Chunks are identified
+    by id: a chunk found by several lists appears once, and a chunk listed twice in one list
+    counts once there, at its better rank. Returns ``(score, chunk, [(list index, rank),
+    ...])`` best first, at most ``top_k``; ties keep the order in which the chunks were first
+    found (list by list, rank by rank).
 
     Raises:
-        ConfigurationError: ``k`` is below 1, or a weight is not a positive finite number.
+        ConfigurationError: ``k`` is below 1, ``consensus`` is not in [0, 1], or a weight is
+            not a positive finite number.
     """
     if isinstance(k, bool) or not isinstance(k, int | float) or k < 1:
         raise ConfigurationError(f"the fusion constant k must be >= 1, got {k!r}")
+    if (
+        isinstance(consensus, bool)
+        or not isinstance(consensus, int | float)
+        or not 0 <= consensus <= 1
+    ):
+        raise ConfigurationError(f"consensus must be a number in [0, 1], got {consensus!r}")
     fused: dict[str, list[Any]] = {}
     for source, (weight, hits) in enumerate(results):
         if (
@@ -159,9 +172,14 @@ def reciprocal_rank_fusion(
             seen.add(key)
             entry = fused.get(key)
             if entry is None:
-                entry = fused[key] = [0.0, hit.chunk, []]
-            entry[0] += weight / (k + rank)
+                entry = fused[key] = [0.0, hit.chunk, [], 0.0]
+            gain = weight / (k + rank)
+            entry[0] += gain
+            entry[3] = max(entry[3], gain)
             entry[2].append((source, rank))
-    ordered = sorted(fused.values(), key=lambda e: -e[0])  # stable: first found wins ties
-    out = [(score, chunk, found) for score, chunk, found in ordered]
+    scored = [
+        (total if consensus == 1 else best + consensus * (total - best), chunk, found)
+        for total, chunk, found, best in fused.values()
+    ]
+    out = sorted(scored, key=lambda e: -e[0])  # stable: first found wins ties
     return out if top_k is None else out[:top_k]

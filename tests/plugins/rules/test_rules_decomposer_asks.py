@@ -228,6 +228,16 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Tell me whether Pro or Team supports SSO",
         ],
     ),
+    # -- "together with" joins a thing to an action's object; it does not make the actions one
+    (
+        "Cleanup day: remove a package together with its configuration files, wipe the untracked "
+        "files of my checkout, and dump a database to a text file.",
+        [
+            "Cleanup day: remove a package together with its configuration files",
+            "Cleanup day: wipe the untracked files of my checkout",
+            "Cleanup day: dump a database to a text file",
+        ],
+    ),
 ]
 
 # One ask each, whatever "and", "or" or comma it holds.
@@ -247,6 +257,7 @@ WHOLE = [
     # the actions are one
     "How do I install one package and remove another in a single command?",
     "How do I change a file's owner and group in one command?",
+    "How do I install the two packages together?",
     "How do I make the client wait and retry when the server is busy?",
     # a list inside a clause inside the question
     "How do I set up a mirror so clients can fetch and push over SSH?",

@@ -225,6 +225,7 @@ class _Builder:
                     retriever,
                     top_k=spec.top_k,
                     fusion_k=spec.fusion_k,
+                    consensus=spec.consensus,
                     whole_weight=spec.whole_weight,
                     max_sub_queries=query.max_sub_queries,
                     on_empty_decomposition=query.on_empty_decomposition,
@@ -569,5 +570,6 @@ def _retrieval_out(dumper: _Dumper, block: MultiQueryRetrievalPipeline) -> dict[
     }
     out["top_k"] = block.top_k
     out["fusion_k"] = block.fusion_k
+    out["consensus"] = block.consensus
     out["whole_weight"] = block.whole_weight
     return out

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ..errors import ConfigurationError
 from ..kinds import STEP_KINDS
+from ..multi_retrieval import DEFAULT_CONSENSUS, DEFAULT_FUSION_K, DEFAULT_WHOLE_WEIGHT
 
 __all__ = [
     "CacheSpec",
@@ -214,9 +215,17 @@ class RetrievalSpec(BaseModel):
         description="The default retriever (default: the built-in 'store' retriever).",
     )
     top_k: int = Field(default=10, ge=1, description="Passages per sub-query and in the answer.")
-    fusion_k: int = Field(default=60, ge=1, description="The reciprocal-rank-fusion constant.")
+    fusion_k: int = Field(
+        default=DEFAULT_FUSION_K, ge=1,
+        description="The rank constant of the fusion of a question's searches.",
+    )
+    consensus: float = Field(
+        default=DEFAULT_CONSENSUS, ge=0, le=1,
+        description="How much a passage's gains from its other searches add to its best one "
+        "(1: plain reciprocal rank fusion, the sum).",
+    )
     whole_weight: float = Field(
-        default=1.0, ge=0,
+        default=DEFAULT_WHOLE_WEIGHT, ge=0,
         description="Weight of the whole question's search beside a split question's "
         "sub-queries (0: not searched).",
     )

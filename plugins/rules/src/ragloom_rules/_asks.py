@@ -46,7 +46,7 @@ _ONE_ACTION = re.compile(
     r"\b(?:(?:in|with|using|by|from)\s+(?:one|a\s+single|the\s+same|a\s+single\s+\w+)\s+"
     r"(?:command|step|statement|query|call|go|transaction|line|operation|pass|invocation|"
     r"request|run|script|commit|\w+\s+command)"
-    r"|at\s+once|at\s+the\s+same\s+time|simultaneously|together)\b",
+    r"|at\s+once|at\s+the\s+same\s+time|simultaneously|together(?!\s+with\b))\b",
     re.IGNORECASE,
 )
 
