@@ -44,7 +44,6 @@ import hashlib
 import json
 import logging
 import os
-import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,12 +62,14 @@ __all__ = [
     "TOO_CLOSE",
     "ROUTES_FILE",
     "CollectionRouter",
+    "CollectionSample",
     "FittedRoutes",
     "WholeIndex",
-    "collection_texts",
+    "document_collections",
     "fit_routes",
     "index_router",
     "refresh_routes",
+    "sample_collection",
 ]
 
 log = logging.getLogger("ragloom.index_routes")
@@ -83,18 +84,22 @@ TOO_CLOSE = "too close to call: the whole index"
 ROUTES_FILE = "collection-routes.json"
 _ROUTER_FILE = "collection-routes.router.json"
 _FORMAT = "ragloom/collection-routes"
-_VERSION = 2
+_VERSION = 3
 #: The share of held-out utterances restricted to their own collection that the restriction
 #: gap keeps (a wrong restriction loses the ask: it must be rare).
 RESTRICT_PRECISION = 0.98
 #: The share of held-out utterances at or above the boost gap whose own collection is the best
 #: (below it, nothing is preferred).
 BOOST_PRECISION = 0.9
-#: The share of each collection's documents whose utterances are held out to fit thresholds.
+#: The share of each collection's sampled documents whose utterances are held out to fit the
+#: gaps (chosen by a hash of the document id, so a document stays on its side as others come).
 HELD_OUT_SHARE = 0.25
-#: Passages per collection (at most) given to the router as examples, so that a large
-#: collection does not outweigh a small one.
-MAX_EXAMPLES = 8000
+#: Documents per collection read to fit its route: a seeded sample (the documents whose hashed
+#: ids come first, so that adding or removing a document rarely changes the others), which
+#: bounds the routes' size and the time to fit them however large a collection grows.
+SAMPLE_DOCUMENTS = 120
+#: Passages (search text) per sampled document given to the router as examples.
+PASSAGES_PER_DOCUMENT = 2
 #: The semantic router of the fitted routes.
 SEMANTIC_ROUTER = "ragloom-semantic:semantic"
 
@@ -106,11 +111,11 @@ _MANPAGE = re.compile(r"\s*\(\d\w*\)|\s+manual page\s*$", re.IGNORECASE)
 _MARKUP = re.compile(r"`+|\*+|_{2,}|\[([^\]]*)\]\([^)]*\)|<[^>]+>|^#+\s*", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*[A-Za-z0-9]|[A-Za-z]")
-#: Sentences per document kept as held-out utterances, and their length in words.
-_SENTENCES_PER_DOCUMENT = 12
+#: Sentences per held-out document kept as utterances, and their length in words.
+_SENTENCES_PER_DOCUMENT = 8
 _SENTENCE_WORDS = (6, 40)
 #: Characters of a chunk's search text kept as a route example.
-_PASSAGE_CHARS = 1000
+_PASSAGE_CHARS = 500
 
 
 def _clean(text: str) -> str:
@@ -135,65 +140,154 @@ def _sentences(content: str) -> list[str]:
     return out
 
 
-@dataclass
-class DocumentText:
-    """What one stored document says, for routes: its ``collection``; ``passages``, the
-    search text of each chunk with something to read (title and heading path, then the
-    text: what a route is fitted on); ``utterances``, its title, headings and some sentences
-    of its text (short, as asks are: what thresholds are fitted on when it is held out)."""
+def _spread(items: list[str], count: int) -> list[str]:
+    """At most ``count`` of ``items``, evenly spaced (the first included)."""
+    if len(items) <= count:
+        return list(items)
+    step = len(items) / count
+    return [items[int(i * step)] for i in range(count)]
 
-    collection: str
-    passages: list[str] = field(default_factory=list)
+
+@dataclass
+class CollectionSample:
+    """What one collection's route is fitted from, read from a bounded sample of its documents
+    (see :data:`SAMPLE_DOCUMENTS`) and kept with the routes, so that routes are fitted again
+    without reading a collection that did not change (``fingerprint``: of its documents).
+
+    ``examples`` are the titles, headings and passages (search text: title, heading path,
+    text) of the sampled documents that are not held out; ``held_examples`` those of the
+    held-out ones (the final router's examples are both); ``utterances`` are short texts of
+    the held-out documents (titles, headings, sentences: as short as asks are) on which the
+    gaps are fitted."""
+
+    fingerprint: str
+    documents: int = 0
+    examples: list[str] = field(default_factory=list)
+    held_examples: list[str] = field(default_factory=list)
     utterances: list[str] = field(default_factory=list)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fingerprint": self.fingerprint, "documents": self.documents,
+            "examples": self.examples, "held_examples": self.held_examples,
+            "utterances": self.utterances,
+        }
 
-def collection_texts(store: Any) -> dict[str, dict[str, DocumentText]]:
-    """What each collection of ``store`` holds, by collection and document, read from the
-    stored chunks (their metadata's title and headings, their text). Headings that several
-    collections share (``Introduction``, ``OPTIONS``) are left out of the utterances."""
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CollectionSample:
+        def texts(key: str) -> list[str]:
+            return [t for t in data.get(key) or () if isinstance(t, str)]
+
+        return cls(
+            str(data.get("fingerprint", "")), int(data.get("documents") or 0),
+            texts("examples"), texts("held_examples"), texts("utterances"),
+        )
+
+
+def _rank_key(seed: int, document_id: str) -> str:
+    return hashlib.sha256(f"{seed}\n{document_id}".encode("utf-8", "replace")).hexdigest()
+
+
+def document_collections(store: Any) -> dict[str, list[str]]:
+    """The ids of the documents of each collection of ``store`` (sorted), from the store's
+    ``document_values`` when it has one (two light columns), else from its chunks."""
+    reader = getattr(store, "document_values", None)
+    values: dict[str, list[str]] = {}
+    if callable(reader):
+        values = reader(COLLECTION_KEY)
+    else:
+        chunks = getattr(store, "chunks", None)
+        if callable(chunks):
+            try:
+                found = chunks(vectors=False)
+            except TypeError:  # a store whose chunks() always reads the vectors
+                found = chunks()
+            for document_id, listed in found.items():
+                names = [c.metadata.get(COLLECTION_KEY) for c in listed]
+                values[document_id] = list(dict.fromkeys(n for n in names if isinstance(n, str)))
+    out: dict[str, list[str]] = {}
+    for document_id, names in values.items():
+        for name in names:
+            out.setdefault(name, []).append(document_id)
+    return {name: sorted(ids) for name, ids in sorted(out.items())}
+
+
+def _collection_fingerprint(ids: Sequence[str], fingerprints: Mapping[str, str]) -> str:
+    digest = hashlib.sha256()
+    for document_id in ids:
+        digest.update(
+            f"{len(document_id)}:{document_id}{fingerprints.get(document_id, '')}\n".encode(
+                "utf-8", "replace"
+            )
+        )
+    return digest.hexdigest()[:32]
+
+
+def sample_collection(
+    store: Any, ids: Sequence[str], fingerprint: str, *, seed: int = 0
+) -> CollectionSample:
+    """Read the sample of one collection's documents (``ids``) that its route is fitted from."""
     from .search_text import is_boilerplate, search_text
 
+    ranked = sorted(ids, key=lambda d: _rank_key(seed, d))[:SAMPLE_DOCUMENTS]
+    held = {
+        d for d in ranked if int(_rank_key(seed + 1, d)[:8], 16) < HELD_OUT_SHARE * 16**8
+    } if len(ranked) > 1 else set()
+    if held and len(held) == len(ranked):
+        held.discard(ranked[0])
     reader = store.chunks
     try:
-        found = reader(vectors=False)
-    except TypeError:  # a store whose chunks() always reads the vectors
-        found = reader()
-    documents: dict[str, DocumentText] = {}
-    sentences: dict[str, list[str]] = {}
-    for document_id, chunks in found.items():
+        found = reader(ranked, vectors=False)
+    except TypeError:
+        found = reader(ranked)
+    sample = CollectionSample(fingerprint, documents=len(ranked))
+    for document_id in ranked:
+        chunks = found.get(document_id, [])
+        titles: list[str] = []
+        passages: list[str] = []
+        sentences: list[str] = []
         for chunk in chunks:
-            collection = chunk.metadata.get(COLLECTION_KEY)
-            if not isinstance(collection, str):
-                continue
-            doc = documents.get(document_id)
-            if doc is None:
-                doc = documents[document_id] = DocumentText(collection)
-            title = chunk.metadata.get("title")
             headings = chunk.metadata.get("headings")
-            for text in [title, *(headings if isinstance(headings, list) else [])]:
+            for text in [chunk.metadata.get("title"),
+                         *(headings if isinstance(headings, list) else [])]:
                 if isinstance(text, str):
                     clean = _title(text)
-                    if _WORDS.search(clean) and clean not in doc.utterances:
-                        doc.utterances.append(clean)
+                    if _WORDS.search(clean) and clean not in titles:
+                        titles.append(clean)
             if not is_boilerplate(chunk.content):
-                doc.passages.append(search_text(chunk)[:_PASSAGE_CHARS])
-                sentences.setdefault(document_id, []).extend(_sentences(chunk.content))
+                passages.append(search_text(chunk)[:_PASSAGE_CHARS])
+                if document_id in held:
+                    sentences.extend(_sentences(chunk.content))
+        examples = titles + _spread(passages, PASSAGES_PER_DOCUMENT)
+        if document_id in held:
+            sample.held_examples += examples
+            sample.utterances += titles + _spread(sentences, _SENTENCES_PER_DOCUMENT)
+        else:
+            sample.examples += examples
+    sample.examples = list(dict.fromkeys(sample.examples))
+    sample.held_examples = list(dict.fromkeys(sample.held_examples))
+    sample.utterances = list(dict.fromkeys(sample.utterances))
+    return sample
+
+
+def _unshared(samples: Mapping[str, CollectionSample]) -> dict[str, CollectionSample]:
+    """The samples without the texts that several collections share (``Introduction``,
+    ``OPTIONS``): they say nothing of where an ask belongs."""
     owners: dict[str, set[str]] = {}
-    for doc in documents.values():
-        for text in doc.utterances:
-            owners.setdefault(text.casefold(), set()).add(doc.collection)
-    out: dict[str, dict[str, DocumentText]] = {}
-    for document_id in sorted(documents):
-        doc = documents[document_id]
-        doc.utterances = [t for t in doc.utterances if len(owners[t.casefold()]) == 1]
-        said = sentences.get(document_id, [])
-        step = max(1, len(said) // _SENTENCES_PER_DOCUMENT)
-        doc.utterances = list(
-            dict.fromkeys(doc.utterances + said[::step][:_SENTENCES_PER_DOCUMENT])
+    for name, sample in samples.items():
+        for text in (*sample.examples, *sample.held_examples, *sample.utterances):
+            owners.setdefault(text.casefold(), set()).add(name)
+
+    def own(texts: list[str]) -> list[str]:
+        return [t for t in texts if len(owners[t.casefold()]) == 1]
+
+    return {
+        name: CollectionSample(
+            s.fingerprint, s.documents, own(s.examples), own(s.held_examples),
+            own(s.utterances),
         )
-        if doc.passages or doc.utterances:
-            out.setdefault(doc.collection, {})[document_id] = doc
-    return out
+        for name, s in samples.items()
+    }
 
 
 # -- fitting -----------------------------------------------------------------------------------
@@ -208,7 +302,7 @@ class FittedRoutes:
     next collection from which a sub-query is restricted to the top m (``None``: never);
     ``boost_gap`` the gap between the first and the second from which the first is boosted
     (``None``: always, when not restricted); ``fit`` holds what the held-out utterances
-    measured.
+    measured; ``samples`` what each collection's route was fitted from.
     """
 
     collections: list[CollectionInfo]
@@ -219,6 +313,7 @@ class FittedRoutes:
     boost_weight: float = 1.0
     fit: dict[str, Any] = field(default_factory=dict)
     note: str | None = None
+    samples: dict[str, CollectionSample] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -236,6 +331,7 @@ class FittedRoutes:
             "boost_weight": self.boost_weight,
             "fit": self.fit,
             "note": self.note,
+            "samples": {name: s.to_dict() for name, s in self.samples.items()},
         }
 
 
@@ -257,30 +353,6 @@ def _semantic_factory(registry: Any) -> Any:
         return None
 
 
-def _split(
-    texts: Mapping[str, Mapping[str, DocumentText]], seed: int
-) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
-    """Examples per collection (passages) from most of its documents; (utterance,
-    collection) of the others."""
-    rng = random.Random(seed)
-    train: dict[str, list[str]] = {}
-    held: list[tuple[str, str]] = []
-    for name, documents in sorted(texts.items()):
-        ids = sorted(documents)
-        rng.shuffle(ids)
-        out = round(len(ids) * HELD_OUT_SHARE) if len(ids) > 1 else 0
-        held += [(text, name) for d in ids[:out] for text in documents[d].utterances]
-        train[name] = _sample([t for d in ids[out:] for t in documents[d].passages], rng)
-    return train, held
-
-
-def _sample(texts: list[str], rng: random.Random) -> list[str]:
-    unique = list(dict.fromkeys(texts))
-    if len(unique) <= MAX_EXAMPLES:
-        return unique
-    return rng.sample(unique, MAX_EXAMPLES)
-
-
 def _semantic(factory: Any, examples: Mapping[str, list[str]]) -> Any:
     return factory(
         [{"name": name, "examples": texts} for name, texts in examples.items() if texts],
@@ -288,6 +360,13 @@ def _semantic(factory: Any, examples: Mapping[str, list[str]]) -> Any:
         scoring="knn",
         top_k=5,
     )
+
+
+def _scores_many(router: Any, texts: Sequence[str]) -> list[dict[str, float]]:
+    many = getattr(router, "scores_many", None)
+    if callable(many):
+        return list(many(list(texts)))
+    return [router.scores(text) for text in texts]
 
 
 def _ranked(scores: Mapping[str, float]) -> list[tuple[str, float]]:
@@ -349,10 +428,18 @@ def fit_routes(
     seed: int = 0,
     precision: float = RESTRICT_PRECISION,
     boost_precision: float = BOOST_PRECISION,
+    previous: FittedRoutes | None = None,
 ) -> FittedRoutes:
-    """Fit the routes of the index ``store`` (see the module docstring); nothing is saved."""
+    """Fit the routes of the index ``store`` (see the module docstring); nothing is saved.
+
+    The samples of ``previous`` routes are used again for the collections whose documents
+    did not change (only the others are read); the router and its gaps are fitted again.
+    """
+    import time
+
     from .plugins import Registry
 
+    started = time.perf_counter()
     collections = list_collections(store)
     state = index_state(store)
     named = [c for c in collections if c.name is not None]
@@ -365,20 +452,35 @@ def fit_routes(
             collections, state,
             note="no routing: routes are fitted with ragloom-semantic, which is not installed",
         )
-    texts = collection_texts(store)
-    routable = [
-        c.name for c in named
-        if c.name is not None and any(d.passages for d in texts.get(c.name, {}).values())
-    ]
+    members = document_collections(store)
+    fingerprints = store.fingerprints()
+    samples: dict[str, CollectionSample] = {}
+    read: list[str] = []
+    for info in named:
+        name = info.name
+        assert name is not None
+        ids = members.get(name, [])
+        fingerprint = _collection_fingerprint(ids, fingerprints)
+        kept = previous.samples.get(name) if previous is not None else None
+        if kept is not None and kept.fingerprint == fingerprint:
+            samples[name] = kept
+        else:
+            samples[name] = sample_collection(store, ids, fingerprint, seed=seed)
+            read.append(name)
+    usable = _unshared(samples)
+    routable = [n for n, s in usable.items() if s.examples or s.held_examples]
     if len(routable) < 2:
         return FittedRoutes(
-            collections, state,
+            collections, state, samples=samples,
             note="no routing: fewer than two collections hold text to learn routes from",
         )
-    train, held = _split({name: texts[name] for name in routable}, seed)
-    probe = _semantic(factory, train)
-    ranked = [_ranked(probe.scores(text)) for text, _ in held] if held else []
-    labels = [label for _, label in held]
+    held = [(text, name) for name in routable for text in usable[name].utterances]
+    train = {name: usable[name].examples for name in routable}
+    ranked: list[list[tuple[str, float]]] = []
+    if held and all(train.values()):
+        probe = _semantic(factory, train)
+        ranked = [_ranked(s) for s in _scores_many(probe, [text for text, _ in held])]
+    labels = [label for _, label in held] if ranked else []
     gaps = fit_gaps(ranked, labels, precision)
     boost_gap = fit_gaps(ranked, labels, boost_precision)[0] if ranked else None
     restricted = right = boosted = boosted_right = 0
@@ -391,29 +493,34 @@ def fit_routes(
             boosted += 1
             boosted_right += scores[0][0] == label
     correct = sum(scores[0][0] == label for scores, label in zip(ranked, labels, strict=True))
-    rng = random.Random(seed)
     examples = {
-        name: _sample([t for doc in texts[name].values() for t in doc.passages], rng)
+        name: list(dict.fromkeys(usable[name].examples + usable[name].held_examples))
         for name in routable
     }
+
     def share(count: int, total: int) -> float | None:
         return round(count / total, 4) if total else None
 
+    router = _semantic(factory, examples)
     report = {
         "restrict_precision_target": precision,
         "boost_precision_target": boost_precision,
-        "held_out": len(held),
-        "held_out_accuracy": share(correct, len(held)),
-        "restricted_share": share(restricted, len(held)),
+        "held_out": len(ranked),
+        "held_out_accuracy": share(correct, len(ranked)),
+        "restricted_share": share(restricted, len(ranked)),
         "restricted_precision": share(right, restricted),
-        "boosted_share": share(boosted, len(held)),
+        "boosted_share": share(boosted, len(ranked)),
         "boosted_precision": share(boosted_right, boosted),
         "examples": {name: len(texts) for name, texts in examples.items()},
+        "sampled_documents": {name: samples[name].documents for name in routable},
+        "read": read,
     }
-    return FittedRoutes(
-        collections, state, router=_semantic(factory, examples), restrict_gaps=gaps,
-        boost_gap=boost_gap, boost_weight=DEFAULT_BOOST_WEIGHT, fit=report,
+    fitted = FittedRoutes(
+        collections, state, router=router, restrict_gaps=gaps,
+        boost_gap=boost_gap, boost_weight=DEFAULT_BOOST_WEIGHT, fit=report, samples=samples,
     )
+    report["seconds"] = round(time.perf_counter() - started, 2)
+    return fitted
 
 
 def _restriction(
@@ -455,19 +562,12 @@ def save_routes(store: Any, fitted: FittedRoutes) -> Path | None:
         router_file = _ROUTER_FILE
     target = folder / ROUTES_FILE
     tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(json.dumps(fitted.to_dict(router_file), indent=1, ensure_ascii=False), "utf-8")
+    tmp.write_text(json.dumps(fitted.to_dict(router_file), ensure_ascii=False), "utf-8")
     os.replace(tmp, target)
     return target
 
 
-def load_routes(
-    store: Any, *, registry: Any = None, router: bool = True
-) -> FittedRoutes | None:
-    """The routes saved in the index folder, if they were fitted on what it holds now
-    (``router=False``: without loading the router itself)."""
-    folder = _folder(store)
-    if folder is None or not (folder / ROUTES_FILE).is_file():
-        return None
+def _read_manifest(folder: Path) -> dict[str, Any] | None:
     try:
         data = json.loads((folder / ROUTES_FILE).read_text("utf-8"))
     except (OSError, ValueError):
@@ -476,12 +576,42 @@ def load_routes(
         _FORMAT, _VERSION
     ):
         return None
-    if data.get("state") != index_state(store):
-        return None
+    return data
+
+
+def _from_manifest(data: Mapping[str, Any], router: Any = None) -> FittedRoutes:
     collections = [
         CollectionInfo(c.get("name"), int(c.get("documents", 0)), int(c.get("chunks", 0)))
         for c in data.get("collections", [])
     ]
+    samples = data.get("samples") or {}
+    return FittedRoutes(
+        collections, str(data.get("state")), router=router,
+        restrict_gaps=list(data.get("restrict_gaps") or []),
+        boost_gap=data.get("boost_gap"),
+        boost_weight=float(data.get("boost_weight") or DEFAULT_BOOST_WEIGHT),
+        fit=dict(data.get("fit") or {}), note=data.get("note"),
+        samples={
+            str(name): CollectionSample.from_dict(s)
+            for name, s in samples.items() if isinstance(s, Mapping)
+        } if isinstance(samples, Mapping) else {},
+    )
+
+
+def load_routes(
+    store: Any, *, registry: Any = None, router: bool = True, current: bool = True
+) -> FittedRoutes | None:
+    """The routes saved in the index folder, if they were fitted on what it holds now
+    (``current=False``: whatever it held; ``router=False``: without loading the router
+    itself)."""
+    folder = _folder(store)
+    if folder is None or not (folder / ROUTES_FILE).is_file():
+        return None
+    data = _read_manifest(folder)
+    if data is None:
+        return None
+    if current and data.get("state") != index_state(store):
+        return None
     loaded = None
     if data.get("router") and router:
         from .plugins import Registry
@@ -494,13 +624,7 @@ def load_routes(
         except Exception:  # noqa: BLE001 - a damaged file is fitted again
             log.warning("cannot read the saved routes in %s; fitting them again", folder)
             return None
-    return FittedRoutes(
-        collections, data["state"], router=loaded,
-        restrict_gaps=list(data.get("restrict_gaps") or []),
-        boost_gap=data.get("boost_gap"),
-        boost_weight=float(data.get("boost_weight") or DEFAULT_BOOST_WEIGHT),
-        fit=dict(data.get("fit") or {}), note=data.get("note"),
-    )
+    return _from_manifest(data, loaded)
 
 
 def refresh_routes(
@@ -508,13 +632,15 @@ def refresh_routes(
 ) -> tuple[FittedRoutes | None, bool]:
     """Fit the routes of ``store`` again and save them in its folder, unless the saved ones
     were fitted on what it holds now: (the routes, whether they were fitted now); ``(None,
-    False)`` when the store has no local folder."""
+    False)`` when the store has no local folder. Only the collections that changed since the
+    saved routes were fitted are read again."""
     if _folder(store) is None:
         return None, False
     saved = load_routes(store, registry=registry, router=False)
     if saved is not None:
         return saved, False
-    fitted = fit_routes(store, registry=registry)
+    previous = load_routes(store, registry=registry, router=False, current=False)
+    fitted = fit_routes(store, registry=registry, previous=previous)
     save_routes(store, fitted)
     return fitted, True
 
@@ -525,7 +651,8 @@ def current_routes(store: Any, *, registry: Any = None) -> FittedRoutes:
     saved = load_routes(store, registry=registry)
     if saved is not None:
         return saved
-    fitted = fit_routes(store, registry=registry)
+    previous = load_routes(store, registry=registry, router=False, current=False)
+    fitted = fit_routes(store, registry=registry, previous=previous)
     try:
         save_routes(store, fitted)
     except OSError as exc:

@@ -453,10 +453,20 @@ class SemanticRouter(Router):
     def scores(self, query: str) -> dict[str, float]:
         """Every scorable route's score for ``query`` on the scoring's own scale (route
         probabilities for ``"linear"``)."""
+        return self.scores_many([query])[0]
+
+    def scores_many(self, queries: Sequence[str]) -> list[dict[str, float]]:
+        """:meth:`scores` of many queries at once (one encode call)."""
+        if isinstance(queries, str):
+            raise TypeError("scores_many takes a sequence of queries, not one string")
+        if not queries:
+            return []
         state = self.warm_up()
-        vectors = self.encoder.encode([query])
-        matrix = self._score_matrix(state, vectors)
-        return {r.name: float(s) for r, s in zip(self._scorable, matrix[0], strict=True)}
+        matrix = self._score_matrix(state, self.encoder.encode(list(queries)))
+        return [
+            {r.name: float(s) for r, s in zip(self._scorable, row, strict=True)}
+            for row in matrix
+        ]
 
     # -- embedding and scoring ---------------------------------------------------------------
 
