@@ -353,13 +353,41 @@ def _semantic_factory(registry: Any) -> Any:
         return None
 
 
-def _semantic(factory: Any, examples: Mapping[str, list[str]]) -> Any:
+def _semantic(factory: Any, examples: Mapping[str, list[str]], encoder: Any = None) -> Any:
+    extra = {} if encoder is None else {"encoder": encoder}
     return factory(
         [{"name": name, "examples": texts} for name, texts in examples.items() if texts],
         default_route=ALL_COLLECTIONS,
         scoring="knn",
         top_k=5,
+        **extra,
     )
+
+
+class _Memo:
+    """An encoder that encodes each text once (the probe router and the final one share most
+    of their examples); same name as the encoder it wraps, so what it encodes is the same."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.rows: dict[str, Any] | None = {}
+
+    def close(self) -> None:
+        """Encode every text afresh from now on (queries are not kept)."""
+        self.rows = None
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        import numpy as np  # ragloom-semantic's dependency, there whenever this runs
+
+        if self.rows is None:
+            return self.inner.encode(texts)
+        missing = list(dict.fromkeys(t for t in texts if t not in self.rows))
+        if missing:
+            self.rows.update(zip(missing, self.inner.encode(missing), strict=True))
+        if not texts:
+            return self.inner.encode([])
+        return np.stack([self.rows[t] for t in texts])
 
 
 def _scores_many(router: Any, texts: Sequence[str]) -> list[dict[str, float]]:
@@ -477,8 +505,11 @@ def fit_routes(
     held = [(text, name) for name in routable for text in usable[name].utterances]
     train = {name: usable[name].examples for name in routable}
     ranked: list[list[tuple[str, float]]] = []
+    memo = None
     if held and all(train.values()):
         probe = _semantic(factory, train)
+        memo = _Memo(probe.encoder)
+        probe = _semantic(factory, train, memo)
         ranked = [_ranked(s) for s in _scores_many(probe, [text for text, _ in held])]
     labels = [label for _, label in held] if ranked else []
     gaps = fit_gaps(ranked, labels, precision)
@@ -501,7 +532,10 @@ def fit_routes(
     def share(count: int, total: int) -> float | None:
         return round(count / total, 4) if total else None
 
-    router = _semantic(factory, examples)
+    router = _semantic(factory, examples, memo)
+    if memo is not None:
+        router.warm_up()  # its examples embedded now, most of them already were
+        memo.close()
     report = {
         "restrict_precision_target": precision,
         "boost_precision_target": boost_precision,
