@@ -6,7 +6,7 @@ filter, ``top_k`` and fusion weight; others use the default retriever), the sub-
 question concurrently under the policy's limit. A decision that names collections (the routes
 fitted from an index's collections, :mod:`ragloom.index_routes`) restricts its sub-query's
 search to them, one search per collection (``restrict``), or adds those searches beside the
-search of the whole index (``boost``); the searches of one sub-query share its weight. A
+search of the whole index (``boost``, weighted ``boost_weight`` times the sub-query). A
 question that was split is also searched
 whole, by the default retriever (weight ``whole_weight``): a wrong split then costs little,
 and a question that was not split is searched once. In each list, chunks with nothing to read
@@ -192,10 +192,11 @@ class RetrieveStep(PipelineStep[Any]):
 
     def _searches(self, routed: SubQueryRoute) -> list[_Search]:
         """The searches of one routed sub-query: its route's; when the decision names
-        collections, one search restricted to each of them instead (``restrict``), or beside
-        its search of the whole index (``boost``: the restricted ones weigh ``boost_weight``
-        against it). A sub-query's searches share its weight: routing reorders what an ask
-        finds, it does not give one ask more of the answer than another."""
+        collections, one search restricted to each of them instead (``restrict``, each at the
+        sub-query's weight), or beside its search of the whole index (``boost``: the
+        restricted ones at ``boost_weight`` times it). The fusion keeps a passage's best gain
+        (plus a little of its others), so an added list never weakens the ask's own: a right
+        guess lifts the collection's passages, a wrong one costs little."""
         retriever, spec = self._plan_for(routed.route)
         top_k = spec.top_k if spec and spec.top_k else self.top_k
         where = spec.where if spec else None
@@ -203,19 +204,17 @@ class RetrieveStep(PipelineStep[Any]):
         listed = list(dict.fromkeys(routed.collections or ())) if routed.retrieval else []
         if not listed:
             return [_Search(routed, retriever, top_k, where, weight)]
-        whole = 0.0 if routed.retrieval == "restrict" else 1.0
-        boost = 1.0 if routed.retrieval == "restrict" else self.boost_weight
-        unit = weight / (whole + boost)
+        restrict = routed.retrieval == "restrict"
         scoped = [
             _Search(
                 routed, retriever, top_k, {**(where or {}), **(collection_where([name]) or {})},
-                unit * boost / len(listed), [name],
+                weight if restrict else weight * self.boost_weight, [name],
             )
             for name in listed
         ]
-        if routed.retrieval == "restrict":
+        if restrict:
             return scoped
-        return [_Search(routed, retriever, top_k, where, unit * whole), *scoped]
+        return [_Search(routed, retriever, top_k, where, weight), *scoped]
 
     async def transform(
         self, item: MultiQueryRoutingState, context: ExecutionContext
