@@ -5,7 +5,7 @@ sub-query is answered by its route's retriever (a route may name one, with its o
 filter, ``top_k`` and fusion weight; others use the default retriever), the sub-queries of one
 question concurrently under the policy's limit. A decision that names collections (the routes
 fitted from an index's collections, :mod:`ragloom.index_routes`) restricts its sub-query's
-search to them, one search per collection (``restrict``), or adds those searches beside the
+search to them (``restrict``: one search in those collections), or adds that search beside the
 search of the whole index (``boost``, weighted ``boost_weight`` times the sub-query). A
 question that was split is also searched
 whole, by the default retriever (weight ``whole_weight``): a wrong split then costs little,
@@ -192,9 +192,9 @@ class RetrieveStep(PipelineStep[Any]):
 
     def _searches(self, routed: SubQueryRoute) -> list[_Search]:
         """The searches of one routed sub-query: its route's; when the decision names
-        collections, one search restricted to each of them instead (``restrict``, each at the
-        sub-query's weight), or beside its search of the whole index (``boost``: the
-        restricted ones at ``boost_weight`` times it). The fusion keeps a passage's best gain
+        collections, one search restricted to them instead (``restrict``, at the sub-query's
+        weight), or beside its search of the whole index (``boost``: the restricted one at
+        ``boost_weight`` times it). The fusion keeps a passage's best gain
         (plus a little of its others), so an added list never weakens the ask's own: a right
         guess lifts the collection's passages, a wrong one costs little."""
         retriever, spec = self._plan_for(routed.route)
@@ -204,17 +204,13 @@ class RetrieveStep(PipelineStep[Any]):
         listed = list(dict.fromkeys(routed.collections or ())) if routed.retrieval else []
         if not listed:
             return [_Search(routed, retriever, top_k, where, weight)]
-        restrict = routed.retrieval == "restrict"
-        scoped = [
-            _Search(
-                routed, retriever, top_k, {**(where or {}), **(collection_where([name]) or {})},
-                weight if restrict else weight * self.boost_weight, [name],
-            )
-            for name in listed
-        ]
-        if restrict:
-            return scoped
-        return [_Search(routed, retriever, top_k, where, weight), *scoped]
+        scoped = _Search(
+            routed, retriever, top_k, {**(where or {}), **(collection_where(listed) or {})},
+            weight if routed.retrieval == "restrict" else weight * self.boost_weight, listed,
+        )
+        if routed.retrieval == "restrict":
+            return [scoped]
+        return [_Search(routed, retriever, top_k, where, weight), scoped]
 
     async def transform(
         self, item: MultiQueryRoutingState, context: ExecutionContext
