@@ -175,6 +175,11 @@ def test_routes_are_fitted_saved_and_refreshed_by_ingest(cli, routed, corpus, tm
     routes = json.loads(grown.stdout)["routes"]
     assert routes["fitted"] is True
     assert [c["name"] for c in routes["collections"]] == ["astronomy", "cooking", "gardening"]
+    # only the new collection was read again: the others' samples are kept with the routes
+    assert routes["fit"]["read"] == ["gardening"]
+    manifest = json.loads((index / "collection-routes.json").read_text("utf-8"))
+    assert set(manifest["samples"]) == {"astronomy", "cooking", "gardening"}
+    assert manifest["samples"]["astronomy"]["documents"] == 8
     (plan,) = plan_of(cli, index, "Which tulip grows best beside the greenhouse compost?")
     assert plan["routing_plan"][0]["route"] == "gardening"
 

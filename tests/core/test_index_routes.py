@@ -114,15 +114,14 @@ def test_restricted_and_boosted_sub_queries_search_as_they_say() -> None:
     restrict = SubQueryRoute(sub_query="a", route="git", retrieval="restrict",
                              collections=["git", "sqlite"])
     searches = step._searches(restrict)
+    # restricted to two collections: one search over both, at the ask's weight
     assert [(s.where, s.weight, s.collections) for s in searches] == [
-        ({"collection": ["git"]}, 0.5, ["git"]), ({"collection": ["sqlite"]}, 0.5, ["sqlite"]),
+        ({"collection": ["git", "sqlite"]}, 1.0, ["git", "sqlite"]),
     ]
     boost = SubQueryRoute(sub_query="b", route="git", retrieval="boost", collections=["git"])
-    # an ask's searches share its weight: the restricted one weighs boost_weight against the
-    # whole index's
+    # a boost keeps the ask's own search at its weight and adds the collection's beside it
     assert [(s.where, s.weight, s.collections) for s in step._searches(boost)] == [
-        (None, pytest.approx(2 / 3), None),
-        ({"collection": ["git"]}, pytest.approx(1 / 3), ["git"]),
+        (None, 1.0, None), ({"collection": ["git"]}, 0.5, ["git"]),
     ]
     plain = SubQueryRoute(sub_query="c", route="(whole index)", note=TOO_CLOSE)
     assert [(s.where, s.weight) for s in step._searches(plain)] == [(None, 1.0)]
@@ -149,3 +148,38 @@ def test_without_two_collections_or_the_semantic_router_nothing_is_routed(tmp_pa
     assert fit_routes(Store([])).note == "no collections: no routing"
     missing = fit_routes(Store(["git", "sqlite"]), registry=NoSemantic())
     assert missing.router is None and "ragloom-semantic" in (missing.note or "")
+
+
+def test_a_collections_route_is_fitted_from_a_bounded_seeded_sample(monkeypatch) -> None:
+    import ragloom.index_routes as routes
+
+    class Store:
+        """A collection of 50 documents, two chunks each (what sample_collection reads)."""
+
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def chunks(self, ids: list[str], *, vectors: bool = True) -> dict[str, list[Document]]:
+            self.asked = list(ids)
+            return {
+                d: [
+                    Document(id=f"{d}#{i}", parent_id=d, content=f"About {d}. " * 12,
+                             metadata={"title": f"Page {d}", "headings": [f"Part {i}"]})
+                    for i in range(2)
+                ]
+                for d in ids
+            }
+
+    monkeypatch.setattr(routes, "SAMPLE_DOCUMENTS", 20)
+    ids = [f"doc{n:02d}" for n in range(50)]
+    store = Store()
+    sample = routes.sample_collection(store, ids, "fp")
+    assert len(store.asked) == sample.documents == 20  # only the sample is read
+    assert routes.sample_collection(Store(), list(reversed(ids)), "fp") == sample  # seeded
+    # a new document changes the sample by at most one document in and one out (a title and
+    # two passages each)
+    grown = routes.sample_collection(Store(), [*ids, "doc50"], "fp2")
+    assert len(set(grown.examples) ^ set(sample.examples)) <= 6
+    # held-out documents give utterances and examples of their own, never the training ones
+    assert sample.utterances and sample.held_examples and sample.examples
+    assert not set(sample.held_examples) & set(sample.examples)
