@@ -264,9 +264,11 @@ def sample_collection(
             sample.utterances += titles + _spread(sentences, _SENTENCES_PER_DOCUMENT)
         else:
             sample.examples += examples
+    # what the training documents also say is no held-out evidence (a heading they share)
     sample.examples = list(dict.fromkeys(sample.examples))
-    sample.held_examples = list(dict.fromkeys(sample.held_examples))
-    sample.utterances = list(dict.fromkeys(sample.utterances))
+    seen = set(sample.examples)
+    sample.held_examples = [t for t in dict.fromkeys(sample.held_examples) if t not in seen]
+    sample.utterances = [t for t in dict.fromkeys(sample.utterances) if t not in seen]
     return sample
 
 
