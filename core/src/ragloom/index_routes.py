@@ -3,35 +3,40 @@
 With several collections in an index, the default router of a search (``ragloom search``,
 ``plan --index``, ``eval``, :class:`~ragloom.Searcher`) is a :class:`CollectionRouter`: one
 route per collection, fitted with ragloom-semantic's ``SemanticRouter`` from what the collection
-holds (the search text of its chunks: title, heading path and text; nothing written by hand),
-saved in the index folder beside the tables and fitted again when an ingest changes what the
-index holds.
+holds (nothing written by hand), saved in the index folder beside the tables and fitted again
+when an ingest changes what the index holds.
+
+A route's examples come from a bounded, seeded sample of its collection
+(:data:`SAMPLE_DOCUMENTS` documents, those whose hashed ids come first; of each, its title,
+headings and :data:`PASSAGES_PER_DOCUMENT` passages of search text), so the routes' size and
+the time to fit them do not grow with the collection. Each collection's sample is kept with
+the routes under a hash of its documents: fitting again reads only the collections that
+changed.
 
 A routed sub-query is searched in one of three ways, by how far apart the router's scores of
 the collections are (soft before hard):
 
 - **restrict** when the router is confident (the best collection scores at least the fitted
   gap above the next): only that collection is searched. With three collections or more, a
-  sub-query whose two best are close to each other but far above the third is restricted to
-  those two, one search each (an ask that fits several collections searches several);
+  sub-query whose best collections are close to each other but far above the rest is
+  restricted to those, in one search over them (an ask that fits several collections
+  searches several);
 - **boost** when it is less sure (a smaller fitted gap): the whole index is searched, and
-  beside it the best collection alone, the two lists sharing the ask's weight, the restricted
-  one :data:`DEFAULT_BOOST_WEIGHT` (0.5) against the other's 1: a right guess lifts the
-  collection's passages among the ask's, a wrong one costs little, and no ask gets more of the
-  answer than another (on the development questions, 0.5 and 1 found the same facets, 2 one
-  fewer);
+  beside it the best collection alone, weighted :data:`DEFAULT_BOOST_WEIGHT` (0.5) times the
+  ask (the fusion keeps each passage's best gain, so the ask's own list is not weakened: a
+  right guess lifts the collection's passages, a wrong one costs little);
 - otherwise (the best collections are too close to call) the whole index, as without routing;
   the plan still shows the best guess, its score and the runner-up.
 
-The gaps are fitted on held-out utterances: each collection's documents are split, the router
-is fitted on the chunks of most of them and routes short utterances made from the others
-(their titles, headings and sentences of their text, as short as asks are). The restriction
-gap is the lowest at which the utterances it restricts are in their own collection at least
-:data:`RESTRICT_PRECISION` (0.98) of the time; the boost gap the lowest at which the utterances
-at or above it have their own collection best at least :data:`BOOST_PRECISION` (0.9) of the
-time. The router is then fitted again on every document; what the held-out utterances measured
-is kept with the routes (``fit``: their accuracy, the shares restricted and boosted and how
-often each was right).
+The gaps are fitted on held-out utterances: a quarter of each collection's sampled documents
+(by hash) are held out, a router fitted on the others routes short utterances made from them
+(their titles, headings and sentences, as short as asks are, never a text the others hold).
+The restriction gap is the lowest at which the utterances it restricts are in their own
+collection at least :data:`RESTRICT_PRECISION` (0.98) of the time; the boost gap the lowest at
+which the utterances at or above it have their own collection best at least
+:data:`BOOST_PRECISION` (0.9) of the time. The router is then fitted on the whole sample; what
+the held-out utterances measured is kept with the routes (``fit``: their accuracy, the shares
+restricted and boosted and how often each was right, the collections read).
 
 With one collection (or none recorded) there is nothing to route: the router is
 :class:`WholeIndex`, whose plan says ``one collection: no routing``. Without ragloom-semantic
@@ -571,8 +576,8 @@ def _restriction(
     return None
 
 
-#: The weight of a boosted sub-query's collection-restricted list against its list over the
-#: whole index (1), the two sharing the sub-query's weight (see the module docstring).
+#: The weight of a boosted sub-query's collection-restricted list, times the sub-query's (its
+#: list over the whole index keeps the sub-query's own weight; see the module docstring).
 DEFAULT_BOOST_WEIGHT = 0.5
 
 

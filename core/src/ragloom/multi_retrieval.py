@@ -78,8 +78,8 @@ WHOLE_QUESTION_ROUTE = "(whole question)"
 #: The weight of the whole question's list against each sub-query's (1.0), chosen on the
 #: development halves of the evaluation sets (docs/evaluation.md).
 DEFAULT_WHOLE_WEIGHT = 1.0
-#: The weight of a boosted sub-query's collection-restricted list, against its own list over
-#: the whole index (a router's ``boost_weight`` replaces it).
+#: The weight of a boosted sub-query's collection-restricted list, times the sub-query's own
+#: (a router's ``boost_weight`` replaces it).
 DEFAULT_BOOST_WEIGHT = 1.0
 #: The rank constant of the fusion of a question's searches (small: a list's first passages
 #: count much more than its later ones).
