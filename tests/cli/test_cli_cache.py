@@ -54,7 +54,7 @@ def test_a_step_that_cannot_be_cached_is_named_once_with_the_way_to_opt_in(
     cli, workdir: Path, corpus: Path, needs_text: None
 ) -> None:
     pipeline = _pipeline(workdir, "Guarded")
-    args = ("run", pipeline, corpus, "--cache", "c.sqlite", "--allow-imports", "--summary-json")
+    args = ("run", pipeline, corpus, "--cache", "c.sqlite", "--allow-imports", "--json")
     first = cli(*args, env=_env())
     report = _summary(first)
     (line,) = _warnings(first.stderr)
@@ -136,7 +136,7 @@ def test_a_full_disk_is_one_error_line_and_leaves_output_and_cache_as_they_were(
 ) -> None:
     pipeline = _pipeline(workdir, "Tagged")
     args = ("run", pipeline, corpus, "--cache", "c.sqlite", "--out", "out.jsonl",
-            "--allow-imports", "--summary-json")
+            "--allow-imports", "--json")
     first = _summary(cli(*args, env=_env()))
     out = workdir / "out.jsonl"
     before = out.read_bytes()

@@ -152,6 +152,8 @@ def test_an_index_follows_its_folder_through_edits_and_deletions(cli, workdir: P
     assert shown == {
         "location": str(index), "exists": True, "documents": len(documents) - 1,
         "chunks": sum(map(len, chunks3.values())), "dimension": 256,
+        "root": "../docs", "embedder": "ragloom-semantic:model2vec",
+        "check": {"ok": True, "problems": [], "busy": False},
     }
     # every document and chunk in one collection (each top-level folder is one)
     assert sum(c["documents"] for c in collections) == shown["documents"]
@@ -166,8 +168,11 @@ def built(tmp_path_factory) -> Path:
     """An index of the sample folder (ragloom-docling disabled), built once by the command."""
     root = tmp_path_factory.mktemp("built")
     env = dict(os.environ, RAGLOOM_DISABLE_PLUGINS="ragloom-docling")
+    # The index records its root relative to its folder (../docs): a test that copies it to
+    # workdir/index ingests workdir/docs.
+    shutil.copytree(SAMPLE_DOCS, root / "docs")
     proc = subprocess.run(
-        [sys.executable, "-m", "ragloom.cli", "ingest", str(SAMPLE_DOCS), "--index",
+        [sys.executable, "-m", "ragloom.cli", "ingest", str(root / "docs"), "--index",
          str(root / "index"), "--no-cache", "-q"],
         cwd=root, env=env, capture_output=True, text=True, timeout=120,
     )
@@ -178,7 +183,7 @@ def built(tmp_path_factory) -> Path:
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name != "latest_version_hint.json"  # LanceDB's own hint file
+        if p.is_file() and p.name not in ("latest_version_hint.json", "ragloom-writer.lock")
     }
 
 

@@ -248,32 +248,40 @@ def test_ctrl_c_leaves_no_output_and_a_consistent_cache(cli, workdir: Path) -> N
     env = dict(os.environ, RAGLOOM_DISABLE_PLUGINS="ragloom-docling",
                RAGLOOM_PROGRESS_INTERVAL="0",
                PYTHONPATH=os.pathsep.join(filter(None, [str(STEPS), os.environ.get("PYTHONPATH")])))
+    # The child starts with Ctrl-C on, whatever this process inherited (a background job or a
+    # CI runner may ignore SIGINT), and is killed and reaped whatever happens below.
     proc = subprocess.Popen(
         [sys.executable, "-m", "ragloom.cli", "ingest", str(corpus), "-o", str(out),
          "--cache", "cache.sqlite", "--config", str(blocking), "--allow-imports"],
         cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stderr is not None
     # A guard against a hang only (it never decides the outcome): a run that printed nothing
     # for two minutes is killed, and the assertion below then says what was seen.
     guard = threading.Timer(120, proc.kill)
     guard.start()
-    # Signal only once the run is blocked and at least one document reached the output (its
-    # chunks were cached): observed progress, not elapsed time.
-    seen = ""
-    blocked = done = False
-    while not (blocked and done):
-        line = proc.stderr.readline()
-        if not line:
-            break
-        seen += line
-        blocked = blocked or "blocked after 30 items" in line
-        match = re.match(r"ragloom: (\d+)/300 files", line)
-        done = done or bool(match and int(match.group(1)) >= 1)
-    guard.cancel()
-    assert blocked and done, seen
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    try:
+        # Signal only once the run is blocked and at least one document reached the output
+        # (its chunks were cached): observed progress, not elapsed time.
+        seen = ""
+        blocked = done = False
+        while not (blocked and done):
+            line = proc.stderr.readline()
+            if not line:
+                break
+            seen += line
+            blocked = blocked or "blocked after 30 items" in line
+            match = re.match(r"ragloom: (\d+)/300 files", line)
+            done = done or bool(match and int(match.group(1)) >= 1)
+        assert blocked and done, seen
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate()
+    finally:
+        guard.cancel()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
     assert proc.returncode == 130, seen + stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert not out.exists()

@@ -111,7 +111,7 @@ def test_a_missing_cli_dependency_gives_a_clear_message(module: str) -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 2
     assert f"needs {module}, which is not installed" in proc.stderr
-    assert "pip install './core[cli]'" in proc.stderr
+    assert 'pip install "./core[cli]" from the root of a ragloom checkout' in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

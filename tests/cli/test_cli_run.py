@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -41,13 +42,33 @@ def test_run_usage_errors(cli, workdir: Path) -> None:
     assert no_inputs.returncode == 2 and "give the files or folders" in no_inputs.stderr
     missing = cli("run", PIPELINES / "ingest.toml", "nope/")
     assert missing.returncode == 2 and "nope/" in missing.stderr
-    wrong = cli("run", PIPELINES / "ingest.toml", SAMPLE_DOCS, "--json")
-    assert wrong.returncode == 2
+    wrong = cli("run", PIPELINES / "ingest.toml", SAMPLE_DOCS, "--file", "questions.txt")
+    assert wrong.returncode == 2 and "--file applies to query pipelines" in wrong.stderr
     broken = workdir / "broken.yaml"
     broken.write_text("steps: [\n", encoding="utf-8")
     parsed = cli("run", broken, SAMPLE_DOCS)
     assert parsed.returncode == 2 and "not valid YAML" in parsed.stderr
     assert "Traceback" not in parsed.stderr
+
+
+def test_run_speaks_of_itself_and_takes_json_as_ingest_does(cli, workdir: Path) -> None:
+    """One vocabulary: ``run``'s summary names ``run``, and ``--json`` prints the summary as
+    ``ingest --json`` does; the old ``--summary-json`` still works, hidden, with a warning."""
+    source = SAMPLE_DOCS / "release-notes.txt"
+    shown = cli("run", PIPELINES / "ingest.toml", source, "--no-cache")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("ragloom run: 1 files, 1 documents")
+    as_json = cli("run", PIPELINES / "ingest.toml", source, "--no-cache", "--json", "-o", "a.jsonl")
+    assert as_json.returncode == 0, as_json.stderr
+    summary = json.loads(as_json.stdout)
+    assert (summary["files"], summary["documents"], summary["out"]) == (1, 1, "a.jsonl")
+    ingest = cli("ingest", source, "--config", PIPELINES / "ingest.toml", "--no-cache", "--json",
+                 "-o", "b.jsonl")
+    assert sorted(json.loads(ingest.stdout)) == sorted(summary)
+    old = cli("run", PIPELINES / "ingest.toml", source, "--no-cache", "--summary-json")
+    assert old.returncode == 0 and json.loads(old.stdout)["documents"] == 1
+    assert "--summary-json is deprecated: use --json" in old.stderr
+    assert "--summary-json" not in cli("run", "--help").stdout
 
 
 def test_import_paths_need_allow_imports(cli, workdir: Path) -> None:

@@ -139,15 +139,25 @@ def test_default_kinds_and_refused_ones(tmp_path: Path) -> None:
         assert not (tmp_path / "x-y").exists()
 
 
-def test_the_readme_tells_how_to_install_ragloom_from_its_checkout(
+def test_the_readme_tells_how_to_install_ragloom_without_naming_this_machine(
     every_kind: tuple[Path, dict[str, str], str],
 ) -> None:
+    """The README ships in the wheel's metadata: it names no path of the machine the project
+    was made on, and it installs ragloom from a checkout or the repository's URL, never from a
+    package index (ragloom is on none)."""
     root, _env, _stdout = every_kind
     readme = (root / "README.md").read_text(encoding="utf-8")
     checkout = Path(__file__).resolve().parents[2]
-    assert f'pip install "{checkout}/core[cli]"' in readme
+    assert str(checkout) not in readme and str(root) not in readme
     assert "not published on a package index" in readme
-    assert 'pip install "ragloom' not in readme and "pip install ragloom" not in readme
+    assert 'python -m pip install "./core[cli]"' in readme
+    assert re.search(r'pip install "ragloom\[cli\] @ git\+[^"]+#subdirectory=core"', readme)
+    # wheels built for another machine carry no dependencies of their own: --no-deps, as the
+    # README of ragloom itself says
+    assert "python -m pip wheel --no-deps ./core -w dist" in readme
+    for line in readme.splitlines():  # never from an index
+        if re.search(r"pip install \S*ragloom", line):
+            assert "./core" in line or " @ git+" in line or ".whl" in line, line
 
 
 def _module(path: Path) -> ModuleType:
@@ -188,3 +198,18 @@ def test_the_template_router_and_ragloom_rules_agree_on_the_default_route(
                 assert built.default_route == default  # type: ignore[attr-defined]
                 assert default is None or default in built.valid_routes  # type: ignore[attr-defined]
         assert outcomes == [accepted, accepted], (routes, default, outcomes)
+
+
+def test_an_existing_folder_or_file_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "keep.txt").write_text("mine\n", encoding="utf-8")
+    (tmp_path / "afile").write_text("a file\n", encoding="utf-8")
+    for name, phrase in (("taken", "exists and is not empty"), ("afile", "is not a folder")):
+        refused = subprocess.run(
+            [sys.executable, "-m", "ragloom.cli", "new-plugin", name, "-d", str(tmp_path)],
+            capture_output=True, text=True,
+        )
+        assert refused.returncode == 2, refused.stderr
+        assert phrase in refused.stderr and "Traceback" not in refused.stderr
+    assert sorted(p.name for p in (tmp_path / "taken").iterdir()) == ["keep.txt"]
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "a file\n"

@@ -54,10 +54,7 @@ def test_a_missing_first_party_plugin_is_named_with_how_to_install_it(without: s
         message = str(info.value)
         assert f"unknown chunker {name!r}: it comes with ragloom-docling, which is not " in message
         assert install_hint("ragloom-docling") in message
-    assert install_hint("ragloom-docling") == (
-        "install ragloom-docling (from a ragloom checkout: pip install ./plugins/docling)"
-    )
-    located = r"steps\[0\]\.chunker.*pip install \./plugins/docling"
+    located = r"steps\[0\]\.chunker.*pip install \./plugins/docling "
     with pytest.raises(PluginNotFoundError, match=located):
         build_pipeline({"steps": [{"chunker": "docling"}]}, registry=registry)
     # Another distribution's "docling" is not ragloom-docling's: no hint then.
@@ -81,9 +78,10 @@ def test_every_first_party_kind_gets_the_hint(
     without: set[str], kind: str, name: str, dist: str, folder: str
 ) -> None:
     without.add(dist)
-    with pytest.raises(PluginNotFoundError, match=rf"pip install \./plugins/{folder}\)"):
+    with pytest.raises(PluginNotFoundError) as info:
         Registry(entry_points=False).create(kind, name)
-    assert install_hint(dist).endswith(f"pip install ./plugins/{folder})")
+    assert install_hint(dist) in str(info.value)
+    assert f"pip install ./plugins/{folder} from the root of a ragloom checkout" in str(info.value)
 
 
 def test_an_installed_plugin_gets_no_install_hint_for_a_misspelt_name() -> None:

@@ -28,6 +28,7 @@ from ragloom.loaders_builtin import (
 )
 from ragloom.loading import Loader, LoadError, SourceFile
 from ragloom.models import Document
+from ragloom.plugins import install_hint
 from ragloom.testing import LoaderContract
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -281,9 +282,7 @@ def test_plugin_formats_are_reported_with_the_install_hint(
     message = str(caught.value)
     assert message.startswith(f"{path}: ")
     assert f"to read {what}, install ragloom-loaders" in message
-    assert caught.value.hint == (
-        "install ragloom-loaders (from a ragloom checkout: pip install ./plugins/loaders)"
-    )
+    assert caught.value.hint == install_hint("ragloom-loaders")
 
 
 def test_html_without_a_suffix_is_not_read_as_text() -> None:

@@ -177,3 +177,25 @@ async def test_decide_surfaces_configuration_errors_but_not_runtime_ones() -> No
     decision = await Flaky().decide("cat")
     assert decision.route == "other"
     assert decision.fallback_reason == "router error: ConnectionError: backend down"
+
+
+class SyncSplit(QueryTransformer):
+    step_id = "tests/sync-split"
+
+    def transform_sync(self, query: str) -> list[str]:
+        return query.split(";")
+
+
+@pytest.mark.parametrize("decomposer", [Split, SyncSplit], ids=["async", "sync"])
+def test_a_blank_question_fails_the_same_way_everywhere(decomposer) -> None:
+    """``build().run_sync``, ``plan_sync`` and the CLI all refuse a blank question: in a run it
+    is an ItemFailed (the other questions go on), never an empty plan."""
+    from ragloom import InvalidInputError
+
+    block = MultiQueryRoutingPipeline(decomposer(), ByWord())
+    result = block.build().run_sync(["   ", "my cat", "\t\n"])
+    assert [state.query for state in result] == ["my cat"]
+    assert [f.error_type for f in result.failed] == ["InvalidInputError"] * 2
+    assert all("blank" in f.message for f in result.failed)
+    with pytest.raises(InvalidInputError, match="blank"):
+        block.plan_sync("   ")

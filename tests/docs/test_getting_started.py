@@ -3,6 +3,7 @@ every Python example in it runs as written."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def test_the_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     pytest.importorskip("ragloom_text")
     lay_out(PAGE, tmp_path)
     monkeypatch.chdir(tmp_path)
-    first, documents, pipeline = python_blocks(PAGE)  # each runs as written, in order
+    first, documents, pipeline, ingest_search = python_blocks(PAGE)  # as written, in order
     scope: dict[str, object] = {"__name__": "__main__"}
     run(first, scope)
     readme = (tmp_path / "README.md").read_text(encoding="utf-8")
@@ -40,9 +41,44 @@ def test_the_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert (tmp_path / ".ragloom" / "cache.sqlite").exists()
 
 
+def test_ingest_then_search_in_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ragloom.ingest()`` into an index, then ``ragloom.search()`` from it, as the page
+    shows them: every sample document indexed, and passages whose offsets are exact."""
+    for module in ("ragloom_text", "ragloom_rules", "ragloom_loaders", "ragloom_semantic",
+                   "ragloom_lancedb"):
+        pytest.importorskip(module)
+    lay_out(PAGE, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    block = python_blocks(PAGE)[3]
+    assert "ragloom.ingest(" in block.code and "ragloom.search(" in block.code
+    scope: dict[str, object] = {"__name__": "__main__"}
+    run(block, scope)
+    report = scope["report"]
+    samples = [p for p in (tmp_path / "examples" / "sample-docs").rglob("*") if p.is_file()]
+    assert report.files == len(samples) and report.failures == []  # type: ignore[attr-defined]
+    assert report.chunks > report.documents > 0  # type: ignore[attr-defined]
+    result = scope["result"]
+    assert len(result.sub_queries) == 2  # type: ignore[attr-defined]
+    passages = result.passages  # type: ignore[attr-defined]
+    assert passages
+    for passage in passages:
+        if passage.start is None:  # text rendered from markup (HTML): no offsets in its source
+            continue
+        source = tmp_path / "examples" / "sample-docs" / passage.document_id
+        text = source.read_text(encoding="utf-8")
+        assert text[passage.start : passage.end] == passage.content
+
+
 def test_the_install_command_installs_what_the_examples_read() -> None:
-    """The sample folder has an HTML page: only ragloom-loaders reads HTML."""
+    """The sample folder has an HTML page: only ragloom-loaders reads HTML; and every plugin
+    an example imports (``ragloom_lancedb``...) or uses (search embeds with ragloom-semantic)
+    is installed."""
     lines = PAGE.read_text(encoding="utf-8").splitlines()
     install = next(line for line in lines if line.startswith('python -m pip install "./core'))
     assert list((REPO / "examples" / "sample-docs").rglob("*.html"))
     assert "./plugins/loaders" in install.split()
+    code = "\n".join(block.code for block in python_blocks(PAGE))
+    imported = set(re.findall(r"\bragloom_(\w+)", code))
+    assert imported and "ragloom.search(" in code
+    for plugin in imported | {"rules", "semantic"}:
+        assert f"./plugins/{plugin}" in install.split(), plugin

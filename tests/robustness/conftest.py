@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,6 +38,40 @@ def environment(*pythonpath: str | os.PathLike[str], **extra: str) -> dict[str, 
 
 def command(*args: str | os.PathLike[str]) -> list[str]:
     return [sys.executable, "-m", "ragloom.cli", *map(str, args)]
+
+
+def sigint_default() -> None:
+    """``preexec_fn``: the child starts with Ctrl-C on (an interactive shell's foreground job),
+    whatever this test process inherited (a background job or a CI runner may ignore it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def sigint_ignored() -> None:
+    """``preexec_fn``: the child starts with SIGINT ignored (a background job of a
+    non-interactive shell, some CI runners)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.fixture
+def spawn() -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """``subprocess.Popen`` with text pipes and SIGINT on by default in the child; every
+    process started is killed (if still running) and reaped when the test ends, pass or
+    fail, so no ``ragloom`` is left behind."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(args: list[str], **kwargs: Any) -> subprocess.Popen[str]:
+        kwargs.setdefault("preexec_fn", sigint_default)
+        kwargs.setdefault("stdout", subprocess.PIPE)
+        kwargs.setdefault("stderr", subprocess.PIPE)
+        proc = subprocess.Popen(args, text=True, **kwargs)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
 
 
 @pytest.fixture

@@ -4,10 +4,13 @@ printed), 130 Ctrl-C, 143 SIGTERM (see test_signals)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
+import subprocess
 from pathlib import Path
 
-from .conftest import check, pipeline_file
+from .conftest import check, command, environment, pipeline_file
 
 
 def test_done_is_0(rb) -> None:
@@ -40,3 +43,31 @@ def test_an_internal_error_is_70_with_the_traceback_in_a_file(rb, work: Path) ->
     finally:
         saved.unlink(missing_ok=True)
     assert not (work / "out.jsonl").exists()
+
+
+def test_a_closed_stdout_pipe_is_a_quiet_normal_end(work: Path, tmp_path: Path) -> None:
+    """``ragloom plan - | head -1``: once the reader is gone the command stops quietly (exit 0,
+    nothing on stderr, no crash file), like other Unix tools."""
+    crashes = tmp_path / "tmp"
+    crashes.mkdir()
+    proc = subprocess.Popen(
+        command("plan", "--json", "-"), cwd=work, env=environment(TMPDIR=str(crashes)),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write("how do I clear the cache\n" * 300)
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["query"] == "how do I clear the cache"
+        proc.stdout.close()  # the reader goes away: every later answer meets a closed pipe
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.write("how do I write a plugin\n" * 300)
+            proc.stdin.close()
+        stderr = proc.stderr.read()
+        status = proc.wait(timeout=120)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert status == 0, stderr
+    assert stderr == ""
+    assert list(crashes.iterdir()) == []

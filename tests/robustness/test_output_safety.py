@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import check, snapshot, temp_files
+from .conftest import check, command, environment, pipeline_file, snapshot, temp_files
 
 
 def _unchanged(work: Path, before: dict[str, str]) -> None:
@@ -43,6 +43,43 @@ def test_out_equal_to_the_cache_is_refused(rb, work: Path) -> None:
     check(rb("ingest", "docs", "-o", "c.sqlite", "--cache", "c.sqlite"), 2,
           "refusing to write --out c.sqlite: it is the cache file")
     assert snapshot(work / "docs", work / "old.jsonl", work / "c.sqlite") == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-o", "c.sqlite", "--cache", "c.sqlite"],
+        ["-o", "new.jsonl", "--failures", "c.sqlite", "--cache", "c.sqlite"],
+        ["-o", "new.jsonl", "--failures", "new.jsonl", "--cache", "c.sqlite"],
+        ["-o", "docs/a.md", "--cache", "c.sqlite"],
+    ],
+    ids=["out-is-cache", "failures-is-cache", "out-is-failures", "out-is-input"],
+)
+def test_a_refused_run_creates_no_cache_file(rb, work: Path, args) -> None:
+    """Outputs are checked before anything is created: a refused run leaves no cache file
+    (nor its folder) behind."""
+    before = snapshot(work / "docs", work / "old.jsonl")
+    check(rb("ingest", "docs", *args), 2, "refusing to write")
+    assert sorted(p.name for p in work.iterdir()) == ["docs", "old.jsonl"]
+    _unchanged(work, before)
+    check(rb("ingest", "docs", "-o", "new.jsonl", "--cache", "made/c.sqlite",
+             "--failures", "new.jsonl"), 2, "refusing to write")
+    assert not (work / "made").exists()
+
+
+def test_a_cache_that_is_a_device_is_refused(rb, work: Path) -> None:
+    """``--cache /dev/null`` is refused before SQLite opens it (it would create
+    ``/dev/null-journal``)."""
+    cache = os.devnull
+    journal = Path(cache + "-journal")
+    existed = journal.exists()
+    before = snapshot(work / "docs", work / "old.jsonl")
+    check(rb("ingest", "docs", "-o", "new.jsonl", "--cache", cache), 2,
+          f"cannot use {cache} as the cache file", "--no-cache")
+    check(rb("cache", "info", "--cache", cache), 2, f"cannot use {cache} as the cache file")
+    assert existed or not journal.exists()
+    assert not (work / "new.jsonl").exists()
+    _unchanged(work, before)
 
 
 def test_out_equal_to_failures_is_refused(rb, work: Path) -> None:
@@ -130,3 +167,37 @@ def test_an_earlier_output_inside_the_folder_is_replaced_not_ingested(rb, work: 
     first = (work / "docs" / "chunks.jsonl").read_text(encoding="utf-8")
     check(rb("ingest", "docs", "-o", "docs/chunks.jsonl", "--no-cache", "-q"), 0)
     assert (work / "docs" / "chunks.jsonl").read_text(encoding="utf-8") == first
+
+
+def test_a_temporary_left_by_kill_9_is_removed_by_the_next_run(rb, spawn, work: Path) -> None:
+    """``kill -9`` leaves the run's temporary output behind; the next successful run removes
+    it, and only it: a temporary of a process still running and one whose writer cannot be
+    told are left alone."""
+    blocking = pipeline_file(
+        work / "blocking.toml", 'import = "ragloom_rb_steps:BlockAfter"\nparams = { after = 1 }',
+        'chunker = "ragloom-text:auto"',
+    )
+    proc = spawn(command("ingest", "docs", "-o", "out.jsonl", "--no-cache", "-c", blocking,
+                         "--allow-imports"), cwd=work, env=environment())
+    assert proc.stderr is not None
+    seen = ""
+    while "blocked after 1 items" not in seen:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen += line
+    assert "blocked after 1 items" in seen, seen
+    proc.kill()
+    proc.wait()
+    left = temp_files(work)
+    assert len(left) == 1 and Path(left[0]).name.startswith(".out.jsonl."), left
+    # A temporary of a writer still running (this test's own process id) and one of an
+    # unknown writer (no host and process in its name) must stay.
+    tag = Path(left[0]).name.split(".")[3]
+    alive = work / f".out.jsonl.{tag}.{os.getpid()}.abcd1234.tmp"
+    unknown = work / ".out.jsonl.abcd1234.tmp"
+    alive.write_text("", encoding="utf-8")
+    unknown.write_text("", encoding="utf-8")
+    check(rb("ingest", "docs", "-o", "out.jsonl", "--no-cache", "-q"), 0)
+    assert temp_files(work) == sorted([str(alive), str(unknown)])
+    assert (work / "out.jsonl").stat().st_size > 0

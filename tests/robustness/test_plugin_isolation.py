@@ -6,11 +6,13 @@ observer that raises is reported once and the run goes on, and any exception fro
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import check, make_plugin, pipeline_file, snapshot
+from .conftest import check, environment, make_plugin, pipeline_file, sigint_default, snapshot
 
 HOOKS = "ragloom.plugins"
 
@@ -90,7 +92,13 @@ def test_a_pipeline_naming_a_broken_plugin_fails_with_a_message(rb, work, plugin
 
 @pytest.mark.parametrize(
     ("step", "kind"),
-    [("ExitZero", "SystemExit"), ("RaiseBase", "Base"), ("Fail", "ValueError")],
+    [
+        ("ExitZero", "SystemExit"),
+        ("RaiseBase", "Base"),
+        ("Fail", "ValueError"),
+        ("RaiseInterrupt", "KeyboardInterrupt"),
+        ("RaiseInterruptAsync", "KeyboardInterrupt"),
+    ],
 )
 def test_any_exception_from_a_step_fails_only_its_item(rb, work: Path, step, kind) -> None:
     (work / "docs" / "bad.txt").write_text("the bad one\n", encoding="utf-8")
@@ -105,3 +113,36 @@ def test_any_exception_from_a_step_fails_only_its_item(rb, work: Path, step, kin
     parents = {json.loads(line)["parent"] for line in (work / "out.jsonl").read_text().splitlines()}
     assert parents == {"a.md", "b.txt", "c.py"}
     assert snapshot(work / "docs") == before
+
+
+def test_in_the_library_only_a_real_interrupt_stops_a_run(work: Path) -> None:
+    """Through the Python API: a step's own KeyboardInterrupt fails its item; an interrupt
+    delivered as a signal (here simulated by ``_thread.interrupt_main``) stops the run; the
+    SIGINT handler is as it was afterwards."""
+    script = (
+        "import _thread, signal\n"
+        "import anyio\n"
+        "from ragloom import FunctionStep, Pipeline\n"
+        "def own(x):\n"
+        "    if x == 2: raise KeyboardInterrupt('mine')\n"
+        "    return x\n"
+        "result = Pipeline(FunctionStep(own)).run_sync([1, 2, 3])\n"
+        "assert list(result) == [1, 3], list(result)\n"
+        "assert [f.error_type for f in result.failed] == ['KeyboardInterrupt']\n"
+        "async def real(x):\n"
+        "    if x == 2:\n"
+        "        _thread.interrupt_main()  # as Ctrl-C: the run is cancelled\n"
+        "        await anyio.sleep_forever()\n"
+        "    return x\n"
+        "try:\n"
+        "    Pipeline(FunctionStep(real)).run_sync([1, 2, 3])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('stopped')\n"
+        "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=work, env=environment(), capture_output=True,
+        text=True, timeout=120, preexec_fn=sigint_default,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "stopped\n"

@@ -75,6 +75,12 @@ _EXPORTS: dict[str, str] = {
     "Searcher": ".searcher",
     "SearchSettings": ".searcher",
     "evaluate": ".evaluation",
+    "ask": ".answering",
+    "Answer": ".answering",
+    "Answerer": ".answering",
+    "Citation": ".answering",
+    "Claim": ".answering",
+    "ExtractiveAnswerer": ".answering",
     "QuestionSet": ".evaluation",
     "EvaluationReport": ".evaluation",
     "ingest": ".ingest",
@@ -129,6 +135,12 @@ __all__ = [
     "Searcher",
     "SearchSettings",
     "evaluate",
+    "ask",
+    "Answer",
+    "Answerer",
+    "Citation",
+    "Claim",
+    "ExtractiveAnswerer",
     "QuestionSet",
     "EvaluationReport",
     "BrokenPluginError",
@@ -206,6 +218,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 if TYPE_CHECKING:
+    from .answering import Answer, Answerer, Citation, Claim, ExtractiveAnswerer, ask
     from .cache import CacheEntry, CacheStore, MemoryCacheStore, SQLiteCacheStore
     from .chunking import Chunker, ChunkerRouter, ChunkSpan, ChunkText
     from .component import Component

@@ -24,15 +24,18 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal, TextIO
 
-__all__ = ["RICH_MISSING", "Progress", "format_bytes", "render_table", "require_rich"]
+__all__ = ["Progress", "format_bytes", "render_table", "require_rich", "rich_missing"]
 
 Mode = Literal["bar", "lines", "off"]
 
-RICH_MISSING = (
-    "show_progress=True needs the rich library, which is not installed: install it with the "
-    "CLI extra of ragloom (pip install \"./core[cli]\" from a ragloom checkout) or on its own "
-    "(pip install rich)"
-)
+def rich_missing() -> str:
+    """The message of a progress display asked for without rich installed."""
+    from ._install import install_hint
+
+    return (
+        "show_progress=True needs the rich library, which is not installed: "
+        f"{install_hint('ragloom', 'cli')}, or install rich on its own (pip install rich)"
+    )
 
 
 def require_rich() -> None:
@@ -40,7 +43,7 @@ def require_rich() -> None:
     try:
         import rich  # noqa: F401
     except ImportError:
-        raise ModuleNotFoundError(RICH_MISSING, name="rich") from None
+        raise ModuleNotFoundError(rich_missing(), name="rich") from None
 
 
 def format_bytes(n: float) -> str:

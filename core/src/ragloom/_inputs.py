@@ -29,7 +29,9 @@ def wrong_item(value: Any, expected: str) -> TypeError:
     hint = ""
     package = type(value).__module__.split(".", 1)[0]
     if package in _ADAPTERS:
-        hint = f"; convert it with {_ADAPTERS[package]} (pip install ragloom-interop)"
+        from ._install import install_hint
+
+        hint = f"; convert it with {_ADAPTERS[package]} ({install_hint('ragloom-interop')})"
     elif isinstance(value, dict):
         hint = "; build one with ragloom.Document(**data) or Document.model_validate(data)"
     elif isinstance(value, str):

@@ -65,9 +65,14 @@ def run_sync(fn: Callable[..., Awaitable[R]], *args: Any) -> R:
         except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
             error.append(exc)
 
+    from ._engine.sigterm import guard
+
     thread = threading.Thread(target=target, name="ragloom-run-sync", daemon=True)
-    thread.start()
-    thread.join()
+    # SIGTERM is handled by the main thread, which waits here: a SIGTERM then writes what the
+    # run in the helper thread has finished before the process ends (see _engine.sigterm).
+    with guard():
+        thread.start()
+        thread.join()
     if error:
         raise error[0]
     return box[0]  # type: ignore[no-any-return]

@@ -61,6 +61,14 @@ class ChunkText:
 Piece = str | tuple[str, Mapping[str, Any]] | ChunkSpan | ChunkText
 
 
+def _note_no_chunks(chunker: Chunker, item: Document, context: Any) -> None:
+    """Record that ``chunker`` (not declared lossless) returned no chunk for the non-empty
+    ``item``: the run warns once per chunker, with the count (see ``warn_no_chunks``)."""
+    stats_for = getattr(context, "stats_for", None)
+    if stats_for is not None:
+        stats_for(chunker).no_chunks.append(item.id)
+
+
 class Chunker(PipelineStep[Document]):
     """Splits each document into chunks with exact lineage.
 
@@ -138,12 +146,16 @@ class Chunker(PipelineStep[Document]):
         chunks = self.build_chunks(item, self.split(item))
         if self.lossless:
             check_coverage(self, item, chunks)
+        elif not chunks and item.content and not item.content.isspace():
+            _note_no_chunks(self, item, context)
         return chunks
 
     async def _atransform(self, item: Document, context: ExecutionContext) -> list[Document]:
         chunks = self.build_chunks(item, [piece async for piece in self.asplit(item)])
         if self.lossless:
             check_coverage(self, item, chunks)
+        elif not chunks and item.content and not item.content.isspace():
+            _note_no_chunks(self, item, context)
         return chunks
 
     _stransform.__ragloom_chunker__ = True  # type: ignore[attr-defined]

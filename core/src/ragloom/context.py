@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ._interrupts import signalled
 from .events import Event, ItemFailed
 from .policy import Policy
 
@@ -44,6 +45,9 @@ class StepStats:
     cache_hits: int = 0
     cache_misses: int = 0
     seconds: float = 0.0
+    #: Ids of the non-empty documents a chunker not declared lossless returned no chunk for
+    #: (they produce nothing, yet nothing failed: worth a warning).
+    no_chunks: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -205,7 +209,9 @@ class ExecutionContext:
                 if inspect.isawaitable(result):
                     await result
             except BaseException as exc:
-                if isinstance(exc, KeyboardInterrupt | _cancelled()):
+                if isinstance(exc, _cancelled()) or (
+                    isinstance(exc, KeyboardInterrupt) and signalled()
+                ):
                     raise
                 self._observer_failed(observer, exc)
 
@@ -229,3 +235,21 @@ def _cancelled() -> type[BaseException]:
     import anyio
 
     return anyio.get_cancelled_exc_class()
+
+
+def warn_no_chunks(found: dict[str, list[str]]) -> list[str]:
+    """Log one warning per chunker that returned no chunk for non-empty documents (``found``:
+    chunker name -> document ids), with the count; return the lines logged."""
+    lines = []
+    for name, ids in found.items():
+        if not ids:
+            continue
+        shown = ", ".join(repr(i) for i in ids[:3]) + (", ..." if len(ids) > 3 else "")
+        line = (
+            f"{name} returned no chunks for {len(ids)} non-empty document"
+            f"{'' if len(ids) == 1 else 's'} ({shown}); they produce nothing (the chunker is "
+            "not declared lossless, so nothing failed): check its settings"
+        )
+        logging.getLogger("ragloom").warning("%s", line)
+        lines.append(line)
+    return lines

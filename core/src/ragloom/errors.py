@@ -7,6 +7,8 @@ against the specs keeps working.
 
 from __future__ import annotations
 
+import os
+
 __all__ = [
     "BrokenPluginError",
     "CacheCorruptError",
@@ -105,3 +107,22 @@ class IncompatiblePluginError(BrokenPluginError):
 
 class PluginBlockedError(PluginError, ConfigurationError):
     """A pipeline names a step of a plugin that is disabled or not allow-listed."""
+
+
+# Public as ragloom.ingest.OutputError; defined here so that the command line can catch it
+# without importing the ingestion package.
+class OutputError(RagloomError):
+    """An output file could not be written (an I/O error: no space left, no permission...).
+
+    The previous file at that path, if any, is left as it was, and no temporary file remains.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], error: OSError, flag: str = "") -> None:
+        self.path = os.fspath(path)
+        self.error = error
+        reason = error.strerror or str(error)
+        what = f"{flag} {self.path}" if flag else self.path
+        super().__init__(
+            f"cannot write {what}: {reason} (a previous file there is unchanged; no partial "
+            "file remains)"
+        )

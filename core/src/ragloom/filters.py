@@ -55,6 +55,12 @@ class Filter(ABC, Generic[T]):
     def describe(self) -> dict[str, Any]:
         return {"filter": type(self).__name__, **self.config()}
 
+    def __repr__(self) -> str:
+        """``ClassName(key=value, ...)`` from :meth:`config`; ``&``, ``|`` and ``~`` as
+        written."""
+        shown = ", ".join(f"{key}={value!r}" for key, value in self.config().items())
+        return f"{type(self).__name__}({shown})"
+
 
 class AllOf(Filter[T]):
     """Matches when every part matches."""
@@ -73,6 +79,9 @@ class AllOf(Filter[T]):
 
     def config(self) -> Mapping[str, Any]:
         return {"all": [p.describe() for p in self.parts]}
+
+    def __repr__(self) -> str:
+        return "(" + " & ".join(map(repr, self.parts)) + ")"
 
 
 class AnyOf(Filter[T]):
@@ -93,6 +102,9 @@ class AnyOf(Filter[T]):
     def config(self) -> Mapping[str, Any]:
         return {"any": [p.describe() for p in self.parts]}
 
+    def __repr__(self) -> str:
+        return "(" + " | ".join(map(repr, self.parts)) + ")"
+
 
 class Not(Filter[T]):
     """Matches when its part does not."""
@@ -106,6 +118,9 @@ class Not(Filter[T]):
 
     def config(self) -> Mapping[str, Any]:
         return {"not": self.part.describe()}
+
+    def __repr__(self) -> str:
+        return f"~{self.part!r}"
 
 
 #: The prefix of custom format names a filter accepts without any loader producing them.

@@ -115,6 +115,11 @@ _ROWS = (
         contract="ragloom.testing.contracts:RouterContract",
     ),
     Kind(
+        "answerer", "ragloom.answerers", "ragloom.answering:Answerer",
+        "answers a question from its retrieved passages, citing them by exact span",
+        contract="ragloom.testing.answerers:AnswererContract",
+    ),
+    Kind(
         "filter", "ragloom.filters", "ragloom.filters:Filter",
         "a predicate over items, used by routed steps",
     ),

@@ -146,8 +146,8 @@ class NoLoaderError(LoadError):
     """No installed loader reads a file.
 
     ``hint`` says how to install the plugin that reads its format, when the format is known
-    (``install ragloom-loaders (from a ragloom checkout: pip install ./plugins/loaders)``),
-    else ``None``.
+    (``install ragloom-loaders (...)``, worded by :func:`ragloom.plugins.install_hint`), else
+    ``None``.
     """
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
@@ -437,7 +437,7 @@ def _is_builtin(loader: Loader) -> bool:
 
 
 def _install_hint(what: str) -> str:
-    from .plugins._discovery import install_hint
+    from ._install import install_hint
 
     return install_hint(_PLUGIN_BY_FORMAT[what])
 

@@ -141,6 +141,8 @@ class DecomposeStep(PipelineStep[Any]):
             raise InvalidInputError(
                 str(wrong_item(item, "a query string or a MultiQueryRoutingState"))
             )
+        # A blank question fails here as it does in plan()/plan_sync() and the CLI.
+        _check_question(item if isinstance(item, str) else item.query)
 
     def _state(self, query: str, subs: Any) -> MultiQueryRoutingState:
         if not isinstance(subs, list):

@@ -96,9 +96,13 @@ class PassageHit(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    #: The sub-query (or the whole question) whose search found the passage.
     sub_query: str
+    #: Its route.
     route: str
+    #: The passage's rank in that search, from 1.
     rank: int
+    #: The score that search's retriever gave it.
     score: float
     collections: list[str] | None = None
 
@@ -109,13 +113,22 @@ class FusedPassage(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    #: The chunk's id.
     chunk_id: str
+    #: The id of its document (its path under the ingested folder, for files).
     document_id: str | None
+    #: Where the chunk starts in its document's text (``None``: text rendered from markup,
+    #: with no offsets in its source).
     start: int | None
+    #: Where it ends (exclusive): ``text[start:end] == content``.
     end: int | None
+    #: The chunk's text.
     content: str
+    #: The chunk's metadata (its document's, and what the chunker added).
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: The fused score, in [0, 1]: 1.0 is a passage every search ranked first.
     score: float
+    #: Every search that found it, with the rank it gave.
     found_by: list[PassageHit] = Field(default_factory=list)
 
 
@@ -124,8 +137,11 @@ class SubQueryFailure(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    #: The sub-query.
     sub_query: str
+    #: Its route.
     route: str
+    #: ``"Type: message"`` of the error.
     error: str
 
 
@@ -134,10 +150,15 @@ class RetrievalResult(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    #: The question.
     query: str
+    #: Its sub-queries, in order.
     sub_queries: list[str] = Field(default_factory=list)
+    #: The route of each sub-query, with the router's score and any fallback reason.
     routing_plan: list[SubQueryRoute] = Field(default_factory=list)
+    #: The fused passages, best first.
     passages: list[FusedPassage] = Field(default_factory=list)
+    #: Sub-queries whose retrieval failed.
     failures: list[SubQueryFailure] = Field(default_factory=list)
 
 
@@ -319,7 +340,9 @@ class MultiQueryRetrievalPipeline(Component):
     """Decompose a question, route each sub-query, retrieve for each, fuse the results.
 
     Args:
-        decomposer, router: as for :class:`~ragloom.multi_query.MultiQueryRoutingPipeline`.
+        decomposer: the :class:`~ragloom.query.QueryTransformer` that proposes sub-queries
+            (as for :class:`~ragloom.multi_query.MultiQueryRoutingPipeline`).
+        router: the :class:`~ragloom.query.Router` that gives each sub-query a route.
         retriever: the default retriever (routes without retrieval settings use it).
         retrievers: retrievers by name, for routes whose ``retrieve.retriever`` names one
             (with a ``registry``, names not given here are built from registered
@@ -330,7 +353,15 @@ class MultiQueryRetrievalPipeline(Component):
             [0, 1] (1: plain reciprocal rank fusion, the sum).
         whole_weight: the weight of the whole question's search, run beside the sub-queries'
             when the question was split (0: not run).
-        max_sub_queries, on_empty_decomposition, policy: as for the routing block.
+        max_sub_queries: at most this many sub-queries are searched, as in the routing block.
+        on_empty_decomposition: ``"passthrough"`` (search the question alone when the
+            decomposer gives nothing usable) or ``"error"``, as in the routing block.
+        policy: the policy of the built pipelines (concurrency, retries of each call).
+        registry: a plugin :class:`~ragloom.plugins.Registry` to build retrievers that routes
+            name and ``retrievers`` lacks.
+        store: the :class:`~ragloom.stores.Store` handed to retrievers built from the
+            registry.
+        embedder: the :class:`~ragloom.embedding.Embedder` handed to them likewise.
 
     Each route of the router (``router.routes``, :class:`~ragloom.query.Route` models) may
     carry ``retrieve`` settings: a retriever name, a metadata filter (``where``), ``top_k``

@@ -7,7 +7,8 @@ from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterab
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ._inputs import wrong_item
-from .context import ExecutionContext, Observer, StepStats
+from ._interrupts import watching as watching_interrupts
+from .context import ExecutionContext, Observer, StepStats, warn_no_chunks
 from .errors import ComponentTypeError, ConfigurationError
 from .events import ItemFailed, RunFinished, RunStarted
 from .policy import Policy
@@ -259,12 +260,15 @@ class Pipeline(Generic[T]):
         aborted = True
         try:
             windows = self.terminal.windows(context)
-            try:
-                async for window in windows:
-                    outputs += len(window)
-                    yield window
-            finally:
-                await windows.aclose()
+            # Signals are noted while the run goes on, so that a KeyboardInterrupt a step
+            # raises on its own fails that item instead of stopping the run.
+            with watching_interrupts():
+                try:
+                    async for window in windows:
+                        outputs += len(window)
+                        yield window
+                finally:
+                    await windows.aclose()
             aborted = False
         finally:
             if context.observed:
@@ -319,6 +323,7 @@ class Pipeline(Generic[T]):
             if shown is not None:
                 shown.close()
         seconds = time.perf_counter() - started
+        warn_no_chunks({name: stats.no_chunks for name, stats in context.stats.items()})
         return RunResult(
             outputs, failed=list(context.failures), steps=dict(context.stats), seconds=seconds
         )

@@ -69,6 +69,12 @@ class RoutedStep(PipelineStep[T]):
         self.default_step = self._check_child(step)
         return self
 
+    def __repr__(self) -> str:
+        """The router as it is built: ``ChunkerRouter().route(filter, step).default(step)``."""
+        routes = "".join(f".route({rule!r}, {step!r})" for rule, step in self.routes)
+        default = "" if self.default_step is None else f".default({self.default_step!r})"
+        return f"{super().__repr__()}{routes}{default}"
+
     @property
     def children(self) -> Sequence[PipelineStep[T]]:
         steps = [step for _f, step in self.routes]

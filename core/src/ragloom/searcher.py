@@ -88,6 +88,9 @@ class SearchSettings(BaseModel):
     #: Search only these collections of the index (``None``: all).
     collections: list[str] | None = None
     mode: SearchMode | None = None
+    #: The embedder of the sub-queries (``None``: the one the index records, else
+    #: :data:`DEFAULT_EMBEDDER`).
+    embedder: str | None = None
     top_k: int = Field(default=DEFAULT_TOP_K, ge=1)
     #: The weight of a split question's whole-question search (``None``: the block's default;
     #: 0: not searched).
@@ -100,8 +103,10 @@ class SearchSettings(BaseModel):
         if self.config is None:
             return
         given = [
-            name for name in (
-                "routes", "decomposer", "router", "mode", "whole_weight", "collections",
+            name
+            for name in (
+                "routes", "decomposer", "router", "mode", "embedder", "whole_weight",
+                "collections",
             )
             if getattr(self, name) is not None
         ]
@@ -114,8 +119,11 @@ class SearchSettings(BaseModel):
             )
 
 
-def open_index(path: str, *, registry: Any = None, must_exist: bool = False) -> Any:
-    """The store at ``path`` (the embedded LanceDB store of ragloom-lancedb).
+def open_index(
+    path: str, *, registry: Any = None, must_exist: bool = False, wait: float | None = None
+) -> Any:
+    """The store at ``path`` (the embedded LanceDB store of ragloom-lancedb); ``wait``: the
+    seconds a writer waits for another one (default: the store's).
 
     Raises:
         ConfigurationError: ragloom-lancedb is not installed, or ``must_exist`` and there is no
@@ -131,7 +139,10 @@ def open_index(path: str, *, registry: Any = None, must_exist: bool = False) -> 
         )
     registry = registry or Registry()
     try:
-        return registry.create("store", DEFAULT_STORE, {"path": path})
+        params: dict[str, Any] = {"path": path}
+        if wait is not None:
+            params["lock_timeout"] = wait
+        return registry.create("store", DEFAULT_STORE, params)
     except PluginNotFoundError:
         raise ConfigurationError(
             f"an index needs the store {DEFAULT_STORE}: {install_hint('ragloom-lancedb')}"
@@ -226,6 +237,14 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
         planner = registry.create("decomposer", settings.decomposer or DEFAULT_DECOMPOSER)
     store = open_index(settings.index, registry=registry, must_exist=True)
     try:
+        from .stores import StoreError
+
+        try:  # opening the tables first lets the check read through them
+            dimension = _dimension(store)
+        except StoreError:
+            check_index(store)  # says what is damaged, and how to repair it
+            raise
+        check_index(store)
         if settings.collections is not None:
             check_collections(store, settings.collections)
         if chosen is None:
@@ -233,8 +252,8 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
 
             chosen = index_router(store, registry=registry, collections=settings.collections)
         embedder = None
-        if store.info().dimension is not None and settings.mode != "text":
-            embedder = registry.create("embedder", DEFAULT_EMBEDDER)
+        if dimension is not None and settings.mode != "text":
+            embedder = index_embedder(store, registry, settings.embedder, dimension)
         block = MultiQueryRetrievalPipeline(
             planner,
             chosen,
@@ -275,6 +294,73 @@ def check_collections(store: Any, names: Sequence[str]) -> None:
         raise ConfigurationError(
             f"no collection {name!r} in the index{hint}; its collections: {listed}"
         )
+
+
+def check_index(store: Any) -> None:
+    """Refuse an index whose consistency check finds damage (a write under way in another
+    process is not damage).
+
+    Raises:
+        StoreError: naming the problems and the command that repairs them.
+    """
+    from .stores import StoreError
+
+    found = store.check()
+    if found.ok or (found.busy and not found.unreadable):
+        return
+    where = found.location
+    raise StoreError(
+        f"the index at {where} is damaged: {'; '.join(found.problems)}; repair it with "
+        f"`ragloom index check --repair --index {where}`, then ingest its files again"
+    )
+
+
+def index_embedder(store: Any, registry: Any, name: str | None, dimension: int) -> Any:
+    """The embedder of queries against ``store``: ``name`` if given, else the one the index
+    records (by name and parameters), else :data:`DEFAULT_EMBEDDER`.
+
+    Raises:
+        ConfigurationError: the recorded embedder cannot be made here.
+        StoreError: the embedder's vectors have another dimension than the index's.
+    """
+    from .errors import RagloomError
+    from .stores import StoreError
+
+    where = getattr(store, "location", None) or store.info().location
+    recorded = store.properties().get("embedder") if name is None else None
+    if isinstance(recorded, dict) and recorded.get("name"):
+        try:
+            embedder = registry.create(
+                "embedder", str(recorded["name"]), dict(recorded.get("params") or {})
+            )
+        except RagloomError as exc:
+            raise ConfigurationError(
+                f"the index at {where} was built with the embedder "
+                f"{recorded['name']!r}, which cannot be made here: {exc}"
+            ) from None
+        source = "the embedder the index records"
+    else:
+        embedder = registry.create("embedder", name or DEFAULT_EMBEDDER)
+        source = f"the embedder {name!r}" if name else (
+            f"the default embedder {DEFAULT_EMBEDDER!r} (the index does not record its own: "
+            "it was built by an older ragloom)"
+        )
+    made = embedder.dimension
+    if made != dimension:
+        raise StoreError(
+            f"the index at {where} holds vectors of dimension {dimension}, but "
+            f"{source} makes vectors of dimension {made}: search with --embedder NAME (the "
+            "embedder that built it), or ingest the files again"
+        )
+    return embedder
+
+
+def _dimension(store: Any) -> int | None:
+    """The store's vector dimension, read without counting its rows where it can be."""
+    dimension = getattr(store, "dimension", None)
+    if dimension is None or not isinstance(dimension, int):
+        dimension = store.info().dimension
+    return dimension if isinstance(dimension, int) else None
 
 
 def _config_pipeline(config: str, allow_imports: bool) -> Pipeline[Any]:

@@ -160,7 +160,8 @@ class PipelineStep(Component, ABC, Generic[T]):
                 f"{type(self).__name__} can only be bound to a PipelineStep, "
                 f"got {type(upstream).__name__}"
                 + (
-                    "; to chunk text or documents directly, call chunker.chunk(...)"
+                    " (calling a step binds its input); to chunk text or documents, call "
+                    "chunker.chunk(...) or chunker.split_text(text)"
                     if hasattr(self, "chunk")
                     else ""
                 )

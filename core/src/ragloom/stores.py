@@ -22,6 +22,8 @@ __all__ = [
     "ScoredChunk",
     "SearchMode",
     "Store",
+    "StoreBusyError",
+    "StoreCheck",
     "StoreError",
     "StoreInfo",
     "matches_where",
@@ -32,6 +34,33 @@ SearchMode = Literal["vector", "text", "hybrid"]
 
 class StoreError(RagloomError):
     """A store cannot be used (unreadable, read-only, another vector dimension, ...)."""
+
+
+class StoreBusyError(StoreError):
+    """Another process is writing the store, and it did not finish within the wait allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCheck:
+    """What :meth:`Store.check` found.
+
+    ``problems`` are one line each (empty: consistent); ``damaged`` are the ids of documents
+    whose chunks do not match what the store recorded for them (missing, extra, or a write that
+    did not finish); ``unreadable`` is true when data could not be read at all (then the
+    documents it held cannot be named); ``busy`` when another process held the writer lock
+    during the check (a write under way explains unfinished documents).
+    """
+
+    location: str
+    problems: tuple[str, ...] = ()
+    damaged: tuple[str, ...] = ()
+    unreadable: bool = False
+    busy: bool = False
+    full: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +145,24 @@ class Store(Component, ABC):
     def clear(self) -> int:
         """Remove every document; return how many were removed."""
         return self.delete(list(self.fingerprints()))
+
+    def check(self, full: bool = False) -> StoreCheck:
+        """Whether documents, chunks and data agree (``full``: read everything). Default: a
+        store that cannot check itself reports no problem."""
+        return StoreCheck(location=str(self.info().location), full=full)
+
+    def take_writer_lock(self, on_wait: Any = None) -> None:
+        """Become the store's only writer until :meth:`close` (a store shared by processes
+        waits for the other writer, calling ``on_wait()`` once if given, or raises
+        :class:`StoreBusyError`). Default: nothing."""
+
+    def properties(self) -> dict[str, Any]:
+        """What the store records about itself for its users (an ingest's root, its embedder):
+        plain JSON data. Default: nothing."""
+        return {}
+
+    def set_properties(self, values: Mapping[str, Any]) -> None:
+        """Record ``values`` (merged into :meth:`properties`). Default: not kept."""
 
     def close(self) -> None:
         """Release the store's resources. Idempotent."""

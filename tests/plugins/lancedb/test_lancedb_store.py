@@ -305,8 +305,8 @@ def test_a_damaged_directory_names_the_path(tmp_path, damage) -> None:
         with pytest.raises(StoreError, match=str(root)):
             store.write([again])  # replacing a document reads the damaged table
         if damage == "data":
-            # A write that fails half-way leaves only its own documents unfinished.
-            assert store.fingerprints() == {"a": "", "b": "b1"}
+            # A write that fails half-way is rolled back: the documents are as they were.
+            assert store.fingerprints() == {"a": "a1", "b": "b1"}
     after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     # Nothing removed or rewritten (LanceDB's hint of the latest version aside).
     kept = {p: b for p, b in files.items() if p.name != "latest_version_hint.json"}

@@ -169,3 +169,66 @@ def test_every_installed_html_file_loads_or_is_refused_clearly() -> None:
             assert str(exc).startswith(f"{shown}: ")
         else:
             assert docs[0].content.strip()
+
+
+def _dom_depth(node) -> int:
+    """How deep the elements under ``node`` nest (iterative: child and sibling links)."""
+    deepest = 0
+    stack = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        deepest = max(deepest, depth)
+        child = current.child
+        while child is not None:
+            if child.tag != "-text":
+                stack.append((child, depth + 1))
+            child = child.next
+    return deepest
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """``(html, depth of the tree built)`` of every page given to the HTML parser."""
+    import selectolax.lexbor as lexbor
+
+    real = lexbor.LexborHTMLParser
+    seen: list[tuple[str, int]] = []
+
+    def spy(html: str):
+        tree = real(html)
+        seen.append((html, _dom_depth(tree.root)))
+        return tree
+
+    monkeypatch.setattr(lexbor, "LexborHTMLParser", spy)
+    return seen
+
+
+@pytest.mark.parametrize("levels", [5_000, 50_000])
+def test_deeply_nested_html_is_parsed_to_a_bounded_depth(parsed, levels: int) -> None:
+    """An HTML5 parser's work per tag grows with the depth of the open elements (its scope
+    checks walk them): the page given to it nests at most MAX_TREE_DEPTH deep, so its work
+    is linear in the number of tags (2.2 MB of nested divs took 106 s before). Every word is
+    kept, in order."""
+    from ragloom_loaders._html import MAX_TREE_DEPTH
+
+    html = (
+        "<html><body>" + "".join(f"<div>w{i} " for i in range(levels)) + "<b>bold</b>"
+        + "</div>" * levels + "<p>after</p></body></html>"
+    )
+    text, _ = load(html.encode())
+    ((given, depth),) = parsed
+    assert depth <= MAX_TREE_DEPTH + 3  # #document, html, body above the capped elements
+    assert given.count("<div>") == MAX_TREE_DEPTH - 2
+    words = text.split()
+    assert words[:3] == ["w0", "w1", "w2"] and words[-2:] == ["bold", "after"]
+    assert words[:levels] == [f"w{i}" for i in range(levels)]
+
+
+def test_real_and_shallow_pages_reach_the_parser_unchanged(parsed, idle_help) -> None:
+    """Only pages nested deeper than MAX_TREE_DEPTH are touched: a real page, and a page of
+    many unclosed list items and paragraphs (which close one another), are parsed as is."""
+    page = idle_help.data.decode("utf-8")
+    loose = "<html><body><ul>" + "<li>item <p>para " * 2000 + "</ul><p>end</body></html>"
+    for html in (page, loose):
+        html_to_markdown(html)
+        assert parsed[-1][0] == html

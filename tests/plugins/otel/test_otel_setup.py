@@ -131,3 +131,32 @@ def test_providers_set_after_the_first_run_are_followed() -> None:
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("OTEL_")}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["plan", "how do I clear the cache", "--json"], ["ingest", "docs", "-o", "o.jsonl",
+                                                       "--no-cache", "--json"]],
+    ids=["plan", "ingest"],
+)
+def test_the_console_exporter_leaves_json_output_alone_on_stdout(tmp_path, args) -> None:
+    """``OTEL_TRACES_EXPORTER=console`` (and metrics) write to stderr: ``--json`` stays
+    parseable on stdout, and the spans are still exported."""
+    import json
+    import os
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Some words about caches.\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update(
+        OTEL_TRACES_EXPORTER="console", OTEL_METRICS_EXPORTER="console",
+        RAGLOOM_DISABLE_PLUGINS="ragloom-docling",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "ragloom.cli", *args], cwd=tmp_path, capture_output=True,
+        text=True, env=env, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1 and isinstance(json.loads(lines[0]), dict), proc.stdout
+    assert '"name": "ragloom run"' in proc.stderr  # the spans went to stderr

@@ -228,6 +228,24 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Tell me whether Pro or Team supports SSO",
         ],
     ),
+    # -- a reference whose thing is named in its own question does not tie it to the one before
+    (
+        "How is full-text search set up? Separately, how can I grep an old release without "
+        "checking that release out?",
+        [
+            "How is full-text search set up?",
+            "How can I grep an old release without checking that release out?",
+        ],
+    ),
+    (
+        "How do I normalize line endings? Also, I'd like SQLite to reject text instead of "
+        "silently storing it — is there a strict mode?",
+        [
+            "How do I normalize line endings?",
+            "I'd like SQLite to reject text instead of silently storing it — is there a "
+            "strict mode?",
+        ],
+    ),
     # -- "together with" joins a thing to an action's object; it does not make the actions one
     (
         "Cleanup day: remove a package together with its configuration files, wipe the untracked "

@@ -55,6 +55,24 @@ class RaiseBase(_Step):
         return [item]
 
 
+class RaiseInterrupt(_Step):
+    """Raises ``KeyboardInterrupt`` from its own code (no signal) on the bad item."""
+
+    def transform(self, item: Any, context: Any) -> list[Any]:
+        if self.hit(item):
+            raise KeyboardInterrupt("raised by the step, not by a signal")
+        return [item]
+
+
+class RaiseInterruptAsync(_Step):
+    """Asynchronous: raises ``KeyboardInterrupt`` from its own code on the bad item."""
+
+    async def transform(self, item: Any, context: Any) -> list[Any]:
+        if self.hit(item):
+            raise KeyboardInterrupt("raised by the step, not by a signal")
+        return [item]
+
+
 class Fail(_Step):
     """Raises ``ValueError`` on the bad item."""
 
@@ -165,6 +183,13 @@ class NoChunks(Chunker):
     """Declares itself lossless but returns no chunk for the bad document."""
 
     lossless = True
+
+    def split(self, document: Document) -> list[ChunkSpan]:
+        return [] if "bad" in document.id else [ChunkSpan(0, len(document.content))]
+
+
+class NoChunksQuietly(Chunker):
+    """Not declared lossless: returns no chunk for the bad documents."""
 
     def split(self, document: Document) -> list[ChunkSpan]:
         return [] if "bad" in document.id else [ChunkSpan(0, len(document.content))]

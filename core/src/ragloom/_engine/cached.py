@@ -4,18 +4,23 @@ Items are read from the store in windows of at most ``cache_window`` (independen
 concurrency). An item's key combines the config hash of the step that handles it (a routed
 item: the leaf it routes to) with its identity and content hash. A hit is replayed only after
 that step's ``validate_input`` accepts the item. Only items that succeeded are written, each with
-all of its outputs; entries are written in batches, at least every second and when the step ends.
+all of its outputs. An item's entry waits from the moment the item is finished (not the end of
+its window): entries are written in batches, one transaction each, as soon as an item finishes
+a second or more after the last write (or :data:`FLUSH_ENTRIES` are waiting), when the step
+ends or is stopped (an exception, a cancellation), and on SIGTERM (:mod:`.sigterm`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ..events import CacheHit, CacheMiss, CacheSkipped
-from . import costs
+from . import costs, sigterm
 from .calls import Failure, item_id
 from .costs import Costs
 from .routing import Routing
@@ -24,6 +29,8 @@ __all__ = ["cached_results"]
 
 #: Cache entries are written at least this often while a cached step runs (and at its end).
 FLUSH_SECONDS = 1.0
+#: The clock of those writes (a monotonic one; tests replace it with a controllable one).
+flush_clock: Callable[[], float] = time.monotonic
 #: ...or as soon as this many entries are waiting.
 FLUSH_ENTRIES = 1024
 
@@ -43,12 +50,14 @@ def warn_once(message: str) -> None:
 class _PendingWrites:
     """Finished items' cache entries not yet written, per store."""
 
-    __slots__ = ("count", "notes", "read_only", "since", "stores")
+    __slots__ = ("count", "lock", "notes", "read_only", "since", "stores")
 
     def __init__(self) -> None:
         self.stores: dict[int, tuple[Any, list[Any]]] = {}
         self.count = 0
-        self.since = time.monotonic()
+        self.since = flush_clock()
+        #: Held while entries are added or written: a SIGTERM writes from another thread.
+        self.lock = threading.Lock()
         #: Stores found read-only: they are still read, no longer written.
         self.read_only: set[int] = set()
         #: What to tell the run about them (taken by ``cached_results``).
@@ -65,30 +74,35 @@ class _PendingWrites:
     def add(self, store: Any, entry: Any) -> None:
         if id(store) in self.read_only:
             return
-        group = self.stores.get(id(store))
-        if group is None:
-            group = self.stores[id(store)] = (store, [])
-        group[1].append(entry)
-        self.count += 1
+        with self.lock:
+            group = self.stores.get(id(store))
+            if group is None:
+                group = self.stores[id(store)] = (store, [])
+            group[1].append(entry)
+            self.count += 1
 
     def flush_if_due(self) -> None:
+        """Write the waiting entries if a second has passed since the last write (or many
+        are waiting). Called as each item finishes, so entries never wait for more than the
+        second of work after the last write."""
         if self.count >= FLUSH_ENTRIES or (
-            self.count and time.monotonic() - self.since >= FLUSH_SECONDS
+            self.count and flush_clock() - self.since >= FLUSH_SECONDS
         ):
             self.flush()
 
     def flush(self) -> int:
         """Write every waiting entry; return how many."""
-        stores, count = self.stores, self.count
-        self.stores, self.count = {}, 0
-        self.since = time.monotonic()
         from ..errors import CacheReadOnlyError
 
-        for store, entries in stores.values():
-            try:
-                store.put_many(entries)
-            except CacheReadOnlyError as exc:
-                self.notes.append(self.mark_read_only(store, str(exc)))
+        with self.lock:
+            stores, count = self.stores, self.count
+            self.stores, self.count = {}, 0
+            for store, entries in stores.values():
+                try:
+                    store.put_many(entries)
+                except CacheReadOnlyError as exc:
+                    self.notes.append(self.mark_read_only(store, str(exc)))
+            self.since = flush_clock()
         return count
 
 
@@ -118,14 +132,15 @@ async def cached_results(
     store: Any,
     routing: Routing | None,
     checks_input: bool,
-    compute: Callable[[list[Any]], Awaitable[list[Any]]],
+    compute: Callable[..., Awaitable[list[Any]]],
     context: Any,
     stats: Any,
 ) -> AsyncGenerator[list[tuple[Any, Any]], None]:
     """``(item, outputs | Failure)`` pairs in input order, reading and writing the cache.
 
-    ``compute(items)`` gives the results (``list | Failure`` each, in order) of the items the
-    cache does not hold.
+    ``compute(items, done)`` gives the results (``list | Failure`` each, in order) of the items
+    the cache does not hold, and calls ``done(index, result)`` as each one is finished (so its
+    entry waits for the next write from then on, not from the end of the window).
     """
     size = max(1, int(getattr(step, "cache_window", 256)))
     owners: dict[int, _Owner] = {}
@@ -148,6 +163,9 @@ async def cached_results(
             )
             await context.emit(CacheSkipped(context.run_id, step=stats.name, reason=note))
     finished = False
+    watching = contextlib.ExitStack()
+    watching.enter_context(sigterm.guard())
+    watching.enter_context(sigterm.watch(pending))
     try:
         async for window in windows:
             stats.items_in += len(window)
@@ -167,9 +185,12 @@ async def cached_results(
         aclose = getattr(windows, "aclose", None)
         if aclose is not None:
             await aclose()
-        if not finished:
-            _last_flush(pending, owners)
-        _record_decisions(owners)
+        try:
+            if not finished:
+                _last_flush(pending, owners)
+            _record_decisions(owners)
+        finally:
+            watching.close()
 
 
 async def _tell(pending: _PendingWrites, context: Any, stats: Any) -> None:
@@ -237,7 +258,7 @@ async def _window(
     step: Any,
     routing: Routing | None,
     owners: dict[int, _Owner],
-    compute: Callable[[list[Any]], Awaitable[list[Any]]],
+    compute: Callable[..., Awaitable[list[Any]]],
     context: Any,
     stats: Any,
     pending: _PendingWrites,
@@ -334,38 +355,62 @@ async def _window(
         _charge(item_owners, [], costs.clock() - started, 0.0)
         return list(zip(items, results, strict=True))
 
-    before = costs.clock()
-    computed = await compute([items[i] for i in todo])
-    after = costs.clock()
-    for i, result in zip(todo, computed, strict=True):
-        results[i] = result
-        key, owner = keys[i], item_owners[i]
-        if key is None or owner is None or type(result) is not list:
-            continue
-        model = owner.step.output_model
-        wrong = next((o for o in result if not isinstance(o, model)), None)
-        if wrong is not None:
-            from ..errors import ComponentTypeError
+    wrong: dict[int, Failure] = {}
+    reported: set[int] = set()
+    spent = [0.0]  # time spent writing entries while computing: cache work, not compute
 
-            results[i] = Failure(
-                ComponentTypeError(
-                    f"{owner.step.name} declares output_model {model.__name__} but produced "
-                    f"{type(wrong).__name__}; fix the step or set output_model = None "
-                    "to turn caching off for it"
-                ),
-                1,
-                owner.mode,
-            )
-            continue
-        entry = CacheEntry.relative(
-            key, owner.step.identity(), item_id(items[i]), result, items[i],
-            relative_only=owner.scope == "content",
-        )
-        if entry is not None:
-            pending.add(owner.store, entry)
-    overhead = (before - started) + (costs.clock() - after)
-    _charge(item_owners, [item_owners[i] for i in todo], overhead, after - before)
+    def done(j: int, result: Any) -> None:
+        """Item ``todo[j]`` is finished: its entry waits for the next write from now."""
+        if j in reported:
+            return
+        reported.add(j)
+        began = costs.clock()
+        i = todo[j]
+        key, owner = keys[i], item_owners[i]
+        if key is not None and owner is not None and type(result) is list:
+            failure = _wrong_type(owner, result)
+            if failure is not None:
+                wrong[i] = failure
+            else:
+                entry = CacheEntry.relative(
+                    key, owner.step.identity(), item_id(items[i]), result, items[i],
+                    relative_only=owner.scope == "content",
+                )
+                if entry is not None:
+                    pending.add(owner.store, entry)
+                    pending.flush_if_due()
+        spent[0] += costs.clock() - began
+
+    before = costs.clock()
+    computed = await compute([items[i] for i in todo], done)
+    after = costs.clock()
+    writing = spent[0]  # cache work done while the items were computed
+    for j, result in enumerate(computed):
+        done(j, result)  # any the compute call did not report
+    for i, result in zip(todo, computed, strict=True):
+        results[i] = wrong.get(i, result)
+    overhead = (before - started) + writing + (costs.clock() - after)
+    _charge(item_owners, [item_owners[i] for i in todo], overhead, after - before - writing)
     return list(zip(items, results, strict=True))
+
+
+def _wrong_type(owner: _Owner, result: list[Any]) -> Failure | None:
+    """A failure when an output is not an instance of the step's ``output_model``."""
+    model = owner.step.output_model
+    wrong = next((o for o in result if not isinstance(o, model)), None)
+    if wrong is None:
+        return None
+    from ..errors import ComponentTypeError
+
+    return Failure(
+        ComponentTypeError(
+            f"{owner.step.name} declares output_model {model.__name__} but produced "
+            f"{type(wrong).__name__}; fix the step or set output_model = None "
+            "to turn caching off for it"
+        ),
+        1,
+        owner.mode,
+    )
 
 
 def _charge(

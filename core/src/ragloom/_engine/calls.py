@@ -7,9 +7,10 @@ Two shapes of call exist:
 - a *result* call ``item -> list | Failure`` (sync or async), which never raises for a failure
   of the item itself (retries, timeouts and the failure mode are settled inside it).
 
-Interrupts (``KeyboardInterrupt``) and cancellation always propagate: they stop the run, they
-are not failures of an item. Everything else an item's work raises, ``SystemExit`` included,
-fails that item and nothing more.
+Interrupts and cancellation always propagate: they stop the run, they are not failures of an
+item. A ``KeyboardInterrupt`` is an interrupt when a signal raised it (see
+:mod:`ragloom._interrupts`); one that a step raises from its own code fails that item, as
+everything else an item's work raises does, ``SystemExit`` included.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 import anyio
 
+from .._interrupts import signalled
 from ..errors import StepTimeoutError
 from ..events import ItemRetried
 from .hooks import hooks_of
@@ -38,6 +40,7 @@ __all__ = [
     "map_flat",
     "raw_call",
     "result_call",
+    "stops_run",
 ]
 
 RawCall = Callable[[Any], Any]
@@ -58,8 +61,16 @@ class Failure:
 
 
 def is_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` must stop the run rather than fail one item."""
-    return isinstance(exc, KeyboardInterrupt | GeneratorExit | anyio.get_cancelled_exc_class())
+    """Whether ``exc`` must stop the run rather than fail one item (async code)."""
+    if isinstance(exc, KeyboardInterrupt):
+        return signalled()
+    return isinstance(exc, GeneratorExit | anyio.get_cancelled_exc_class())
+
+
+def stops_run(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by synchronous item code, must stop the run: a
+    ``KeyboardInterrupt`` raised for a signal (not one a step raised on its own)."""
+    return isinstance(exc, KeyboardInterrupt) and signalled()
 
 
 def item_id(item: Any) -> str:
@@ -197,9 +208,9 @@ def result_call(raw: Callable[[Any], Any], is_async: bool) -> Callable[[Any], An
     def one(item: Any) -> Any:
         try:
             return as_outputs(raw(item))
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - the item fails, the run goes on
+        except BaseException as exc:
+            if stops_run(exc):
+                raise
             return Failure(exc, 1)
 
     return one
@@ -333,9 +344,9 @@ def map_flat(
             else:
                 for item in window[start:] if start else window:
                     append(call(item, context))
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+        except BaseException as exc:
+            if stops_run(exc):
+                raise
             index = len(results)
             failed.append((window[index], exc))
             append(_FAILED)
@@ -354,9 +365,9 @@ def map_flat(
         elif isinstance(produced, list | types.GeneratorType):
             try:  # a returned generator runs only now
                 out.extend(list(produced))
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+            except BaseException as exc:
+                if stops_run(exc):
+                    raise
                 failed.append((window[index], exc))
         else:
             out.append(produced)
@@ -387,9 +398,9 @@ async def amap_flat(
         elif isinstance(produced, list | types.GeneratorType):
             try:  # a returned generator runs only now
                 out.extend(list(produced))
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+            except BaseException as exc:
+                if stops_run(exc):
+                    raise
                 failed.append((item, exc))
         else:
             append(produced)
@@ -406,13 +417,14 @@ _FLATTENED = frozenset({type(None), list, types.GeneratorType})
 
 def batch_call(
     step: Any, context: Any, policy: Any, stats: Any
-) -> Callable[[list[Any]], Awaitable[list[Any]]]:
+) -> Callable[..., Awaitable[list[Any]]]:
     """A window call for a step with a ``transform_batch`` hook: ``items -> results``, one
     result (a list of outputs, or a :class:`Failure`) per item, in order.
 
     Items go to the hook in batches of the step's ``batch_size``. A batch attempt runs under the
     policy (retries, backoff; the timeout is per item, so a batch of ``n`` gets ``n`` times it).
     A batch that finally fails is retried item by item, so one bad item fails alone.
+    ``done(index, result)``, when given, is told of each item as its batch is finished.
     """
     hooks = hooks_of(step)
     hook = hooks.batch
@@ -500,7 +512,9 @@ def batch_call(
             return Failure(exc, 1, mode)
         return outputs
 
-    async def call(items: list[Any]) -> list[Any]:
+    async def call(
+        items: list[Any], done: Callable[[int, Any], None] | None = None
+    ) -> list[Any]:
         results: list[Any] = [None] * len(items)
         todo: list[int] = []
         for i, item in enumerate(items):
@@ -529,6 +543,8 @@ def batch_call(
                     result if isinstance(result, Failure)
                     else await output_checked(items[i], result)
                 )
+                if done is not None:
+                    done(i, results[i])
         return results
 
     return call

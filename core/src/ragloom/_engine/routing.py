@@ -12,7 +12,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import UnroutedItemError
-from .calls import Failure, as_outputs, attempt_call, is_interrupt, item_id, raw_call
+from .calls import (
+    Failure,
+    as_outputs,
+    attempt_call,
+    is_interrupt,
+    item_id,
+    raw_call,
+    stops_run,
+)
 from .hooks import hooks_of
 
 __all__ = ["Leaf", "Routing"]
@@ -104,9 +112,9 @@ class Routing:
                     return failure
                 try:
                     produced = as_outputs(leaf.call(item))
-                except KeyboardInterrupt:
-                    raise
-                except BaseException as exc:  # noqa: BLE001 - becomes an ItemFailed
+                except BaseException as exc:
+                    if stops_run(exc):
+                        raise
                     return Failure(exc, 1, leaf.mode)
                 stats = leaf.stats
                 stats.items_in += 1

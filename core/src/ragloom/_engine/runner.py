@@ -199,21 +199,51 @@ def _pairs(
 
 def _window_call(
     call: Callable[[Any], Any], is_async: bool, concurrency: int
-) -> Callable[[list[Any]], Awaitable[list[Any]]]:
-    """A per-item result call as a call on a list of items (results in order)."""
+) -> Callable[..., Awaitable[list[Any]]]:
+    """A per-item result call as a call on a list of items (results in order); ``done(index,
+    result)``, when given, is told of each item as soon as it is finished."""
 
-    async def compute(items: list[Any]) -> list[Any]:
-        if not is_async:
-            return [call(item) for item in items]
-        if concurrency <= 1 or len(items) == 1:
-            return [await call(item) for item in items]
+    async def compute(
+        items: list[Any], done: Callable[[int, Any], None] | None = None
+    ) -> list[Any]:
         out: list[Any] = []
-        pairs = pooled_results(_one(items), call, concurrency, lambda n: None)
+        if not is_async:
+            for item in items:
+                out.append(call(item))
+                if done is not None:
+                    done(len(out) - 1, out[-1])
+            return out
+        if concurrency <= 1 or len(items) == 1:
+            for item in items:
+                out.append(await call(item))
+                if done is not None:
+                    done(len(out) - 1, out[-1])
+            return out
+        if done is None:
+            worker_call = call
+            work: list[Any] = items
+        else:
+            # Each item is reported by the worker that finished it, as soon as it is (not when
+            # the items before it are); what reporting raises is raised here, after the pool.
+            raised: list[BaseException] = []
+
+            async def worker_call(pair: tuple[int, Any]) -> Any:
+                result = await call(pair[1])
+                try:
+                    done(pair[0], result)
+                except Exception as exc:  # noqa: BLE001 - re-raised below
+                    raised.append(exc)
+                return result
+
+            work = list(enumerate(items))
+        pairs = pooled_results(_one(work), worker_call, concurrency, lambda n: None)
         try:
             async for ready in pairs:
                 out.extend(result for _item, result in ready)
         finally:
             await pairs.aclose()
+        if done is not None and raised:
+            raise raised[0]
         return out
 
     return compute

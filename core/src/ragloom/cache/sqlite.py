@@ -59,6 +59,7 @@ class SQLiteCacheStore:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        _check_regular(self.path)
         if self.path.parent and not self.path.parent.exists():
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -353,3 +354,22 @@ def cache_info(path: str | os.PathLike[str]) -> CacheInfo:
         return CacheInfo(str(where), 0, 0, {})
     with open_cache(where, create=False) as store:
         return store.info()
+
+
+def _check_regular(path: Path) -> None:
+    """Refuse a cache path that is a folder, a device, a FIFO or a socket before SQLite opens
+    it (it would create ``PATH-journal`` next to it, e.g. ``/dev/null-journal``)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CacheError(f"cannot use cache file {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
+        raise CacheError(
+            f"cannot use {path} as the cache file: it is {kind}; give a regular file or a new "
+            "path, or --no-cache"
+        )

@@ -19,10 +19,7 @@ __all__ = ["CLI_MISSING", "main"]
 #: The libraries of the ``cli`` extra, by import name.
 CLI_LIBRARIES = ("click", "rich")
 
-CLI_MISSING = (
-    "the ragloom command needs {missing}, which is not installed: install the cli extra of "
-    "ragloom (from a ragloom checkout: pip install './core[cli]')"
-)
+CLI_MISSING = "the ragloom command needs {missing}, which is not installed: {hint}"
 
 _PLUGINS_FLAGS = frozenset({"--json", "--check", "--load"})
 
@@ -62,7 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     missing = _missing_libraries()
     if missing:
-        sys.stderr.write(f"ragloom: {CLI_MISSING.format(missing=' and '.join(missing))}\n")
+        from .._install import install_hint
+
+        message = CLI_MISSING.format(
+            missing=" and ".join(missing), hint=install_hint("ragloom", "cli")
+        )
+        sys.stderr.write(f"ragloom: {message}\n")
         return 2
     if args and args[0] == "plugins" and set(args[1:]) <= _PLUGINS_FLAGS:
         return _plugins_fast(args[1:])

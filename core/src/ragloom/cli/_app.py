@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import os
 import signal
 import sys
@@ -13,14 +14,15 @@ from typing import Any
 import click
 
 from .. import __version__
+from .._printable import printable
 from ..errors import (
     CacheError,
     ConfigurationError,
     InvalidInputError,
     ItemProcessingError,
+    OutputError,
     PluginError,
 )
-from ..ingest._jsonl import OutputError
 from ..stores import StoreError
 
 __all__ = [
@@ -62,11 +64,15 @@ def interrupted(exc: BaseException, what: str = "") -> int:
     _stop_watchdog()
     terminated = _terminated or isinstance(exc, Terminated)
     word = "terminated" if terminated else "interrupted"
-    click.echo(f"\nragloom: {word}" + (f"; {what}" if what else ""), err=True)
+    click.echo(f"\nragloom: {word}" + (f"; {printable(what)}" if what else ""), err=True)
     return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 #: name -> (module, attribute, one-line help). Modules are imported only when the command runs.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "ask": (
+        "ragloom.cli._ask", "ask",
+        "Answer a question from the index, citing the passages' exact spans.",
+    ),
     "ingest": (
         "ragloom.cli._ingest", "ingest",
         "Load, chunk (and embed) files into a JSONL file and/or an index.",
@@ -80,6 +86,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Answer questions from the index: plan, retrieve per sub-query, fuse.",
     ),
     "index": ("ragloom.cli._index", "index", "Show or clear the index."),
+    "serve": (
+        "ragloom.cli._serve", "serve",
+        "Answer searches over HTTP (API and a search page; needs ragloom[serve]).",
+    ),
     "eval": (
         "ragloom.cli._eval", "eval_command",
         "Score search on labelled questions; compare set-ups and indexes.",
@@ -177,24 +187,32 @@ def cli(verbose: int, log_level: str | None) -> None:
     70 internal error (a bug: the traceback is saved to a file), 130 interrupted (Ctrl-C),
     143 terminated (SIGTERM).
     """
-    import logging
-
     level = (
         getattr(logging, log_level.upper())
         if log_level
         else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     )
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("ragloom: %(levelname)s: %(message)s"))
+    handler.setFormatter(_OneLineFormatter("ragloom: %(levelname)s: %(message)s"))
     logger = logging.getLogger("ragloom")
     logger.handlers[:] = [handler]
     logger.setLevel(level)
     logger.propagate = False
 
 
+class _OneLineFormatter(logging.Formatter):
+    """Log messages with control characters escaped (a file name in a warning cannot forge
+    a line); a traceback attached to a record keeps its lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = printable(record.message)
+        return super().formatMessage(record)
+
+
 def error(message: str) -> None:
-    """Print ``ragloom: error: message`` to stderr."""
-    click.echo(f"ragloom: error: {message}", err=True)
+    """Print ``ragloom: error: message`` to stderr, on one line (control characters, e.g. a
+    newline in a file name, are escaped)."""
+    click.echo(f"ragloom: error: {printable(message)}", err=True)
 
 
 #: Seconds a SIGTERM waits for the run to unwind before it is raised on the spot (only a step
@@ -221,8 +239,11 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     spot (as a second Ctrl-C does). Outside a run, it is raised at once.
     """
     global _terminated, _signal_count, _watchdog
+    from .._interrupts import note
+
     _terminated = True
     _signal_count += 1
+    note()
     handler = signal.getsignal(signal.SIGINT)
     if not callable(handler) or handler is signal.default_int_handler or _signal_count > 1:
         raise Terminated
@@ -231,14 +252,40 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
     main = threading.main_thread().ident
     if main is not None:
-        _watchdog = threading.Timer(SIGTERM_GRACE, signal.pthread_kill, (main, signal.SIGINT))
+        # The second signal is a SIGTERM to the main thread: this handler then raises on the
+        # spot, whatever the disposition of SIGINT (it may be ignored, or blocked).
+        _watchdog = threading.Timer(SIGTERM_GRACE, signal.pthread_kill, (main, signal.SIGTERM))
         _watchdog.daemon = True
         _watchdog.start()
 
 
+def _waiting_for_the_step(count: int) -> None:
+    """On the first Ctrl-C of a run: say at once that the run stops once the running steps
+    return (a step stuck in synchronous code never does), and that a second Ctrl-C stops it
+    now. Runs in the signal handler: one unbuffered write, no locks."""
+    if count != 1 or _terminated:
+        return
+    with contextlib.suppress(OSError):
+        os.write(
+            2,
+            b"\nragloom: stopping: waiting for the running steps to return; press Ctrl-C "
+            b"again to stop now\n",
+        )
+
+
 @contextlib.contextmanager
 def _signals() -> Iterator[None]:
+    """SIGTERM stops the command as Ctrl-C does (exit 143), whatever SIGINT's disposition.
+
+    When SIGINT was ignored at start (a background job of a non-interactive shell, some CI
+    runners), it stays ignored: it is blocked for the process, and Python's handler is put in
+    place only so that the event loop installs its own, which SIGTERM then uses to stop the
+    run in order (a blocked SIGINT never reaches it). Both are restored at the end, the
+    ignored disposition first, which discards a SIGINT still pending.
+    """
     global _terminated, _signal_count
+    from .._interrupts import on_interrupt
+
     _terminated = False
     _signal_count = 0
     try:
@@ -246,11 +293,20 @@ def _signals() -> Iterator[None]:
     except ValueError:  # not the main thread: leave signals alone
         yield
         return
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    remove = on_interrupt(_waiting_for_the_step)
     try:
         yield
     finally:
+        remove()
         _stop_watchdog()
         signal.signal(signal.SIGTERM, previous)
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _internal_error(exc: BaseException) -> int:
@@ -269,6 +325,32 @@ def _internal_error(exc: BaseException) -> int:
     return EXIT_INTERNAL
 
 
+def _broken_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` is (or was raised while handling) a write to a closed pipe."""
+    import errno
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, BrokenPipeError) or (
+            isinstance(current, OSError) and current.errno == errno.EPIPE
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _closed_stdout() -> int:
+    """Standard output was closed early (piped into ``head``): a normal, quiet end, like other
+    Unix tools. Later writes (Python's own flush at exit included) go to the null device."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return EXIT_OK
+
+
 def run(argv: list[str] | None) -> int:
     """Run the group; turn every outcome into an exit status (no traceback for user errors)."""
     try:
@@ -280,6 +362,9 @@ def run(argv: list[str] | None) -> int:
     except KeyboardInterrupt as exc:
         return interrupted(exc)
     except click.ClickException as exc:
+        # A path argument holding a newline is shown escaped (click types the attribute as
+        # Final; it is a plain attribute, read again by show()).
+        setattr(exc, "message", printable(exc.message))  # noqa: B010
         exc.show()
         return exc.exit_code
     except click.exceptions.Exit as exc:
@@ -301,12 +386,16 @@ def run(argv: list[str] | None) -> int:
         error("out of memory: lower --max-file-size or split the input")
         return EXIT_USAGE
     except BrokenPipeError:
-        # stdout was closed early (piped into `head`): stop quietly, and keep Python from
-        # complaining again when it flushes stdout at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+        return _closed_stdout()
+    except SystemExit as exc:
+        # click turns a closed pipe (EPIPE) into sys.exit(1), after wrapping sys.stdout so
+        # that its flush at exit stays quiet (click 8.1 exits with the OSError as context).
+        if _broken_pipe(exc) or type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper":
+            return _closed_stdout()
+        return _internal_error(exc)
     except BaseException as exc:  # noqa: BLE001 - a bug: one line, and the traceback saved
+        if _broken_pipe(exc):
+            return _closed_stdout()
         return _internal_error(exc)
     if isinstance(result, int):
         return result

@@ -118,6 +118,10 @@ def _f(value: float) -> str:
     return f"{value:.3f}"
 
 
+def _maybe(value: float | None) -> str:
+    return "-" if value is None else _f(value)
+
+
 def _print_report(report: EvaluationReport, details: str) -> None:
     from .._display import render_table
 
@@ -135,6 +139,12 @@ def _print_report(report: EvaluationReport, details: str) -> None:
         )
         for s in report.setups
     ]
+    if any(s.answerer is not None for s in report.setups):
+        headers = (*headers, "CITE-R", "CITE-P")
+        rows = [
+            (*row, _maybe(s.overall.citation_recall), _maybe(s.overall.citation_precision))
+            for row, s in zip(rows, report.setups, strict=True)
+        ]
     click.echo(f"ragloom eval: {report.questions_file}")
     click.echo(render_table(headers, rows))
     click.echo("\nby kind:")
@@ -178,7 +188,10 @@ def _print_questions(setup: SetupResult, k: int, *, misses_only: bool) -> None:
             click.echo(f"      -> {sub} ({route})")
         for facet in q.facets:
             where = "missed" if facet.rank is None else f"#{facet.rank}"
-            click.echo(f"      facet {facet.label}: {where:>6}  {' | '.join(facet.expected)}")
+            cited = "" if facet.cited is None else ("  cited" if facet.cited else "  not cited")
+            click.echo(
+                f"      facet {facet.label}: {where:>6}  {' | '.join(facet.expected)}{cited}"
+            )
         for label in q.unjudged:
             click.echo(f"      facet {label}: not judged (its documents are not in the index)")
         if q.error:
@@ -219,6 +232,11 @@ def _print_questions(setup: SetupResult, k: int, *, misses_only: bool) -> None:
 @click.option("--html", "html", default=None, type=click.Path(dir_okay=False),
               help="Also write the report as a self-contained HTML page.")
 @click.option("--allow-imports", is_flag=True, help="Let pipeline files name module:attr imports.")
+@click.option("--answerer", default=None,
+              help="Also answer every question with this answerer (e.g. extractive) and report "
+              "citation recall and precision.")
+@click.option("--answerer-option", "answerer_options", multiple=True, metavar="KEY=VALUE",
+              help="A setting of the answerer (repeatable), as for `ragloom ask`.")
 def eval_command(
     questions: str,
     indexes: tuple[str, ...],
@@ -236,6 +254,8 @@ def eval_command(
     as_json: bool,
     html: str | None,
     allow_imports: bool,
+    answerer: str | None = None,
+    answerer_options: tuple[str, ...] = (),
 ) -> int:
     """Search every question of QUESTIONS (a labelled question file: JSON Lines, JSON or YAML)
     and score the passages against the documents each facet expects: facet recall, hit rate
@@ -243,8 +263,11 @@ def eval_command(
     question's plan and misses, and search latency.
 
     With --compare, other set-ups run beside the default on the same questions and indexes,
-    side by side, with the facets one found and another missed. Exit status: 0 evaluated,
-    2 a bad question file, set-up or index.
+    side by side, with the facets one found and another missed. With --answerer, every
+    question is also answered, and each set-up reports citation recall (facets the answer
+    cites a passage for) and citation precision (citations pointing, with an exact quote, to a
+    passage returned). Exit status: 0 evaluated, 2 a bad question file, set-up, index or
+    answerer.
     """
     from ..evaluation import evaluate, load_questions
     from ..searcher import SearchSettings
@@ -271,13 +294,19 @@ def eval_command(
         if name in setups:
             raise click.BadParameter(f"set-up {name!r} is named twice", param_hint="--compare")
         setups[name] = settings
+    answering = None
+    if answerer is not None or answerer_options:
+        from ..answering import create_answerer
+        from ._ask import _options
+
+        answering = create_answerer(answerer, _options(answerer_options))
     progress = _progress(len(question_set) * len(setups) * max(1, len(indexes)), as_json)
     try:
         with progress:
             report = evaluate(
                 question_set, list(indexes) or None, setups=setups, ks=ks,
                 concurrency=concurrency,
-                progress=lambda done, total, name: progress.advance(),
+                progress=lambda done, total, name: progress.advance(), answerer=answering,
             )
     except KeyboardInterrupt as exc:
         return interrupted(exc, "nothing was written")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .._display import format_bytes
+from .._printable import printable
 from ._app import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error, interrupted
 
 if TYPE_CHECKING:
@@ -89,6 +90,9 @@ class IngestSettings:
     engine: str | None = None
     engine_options: dict[str, str] | None = None
     collection: str | None = None
+    wait: float | None = None
+    #: The command the summary names (``ragloom run`` on an ingestion spec says ``run``).
+    command: str = "ingest"
 
 
 def _absolute(cache: Any, base: Path) -> Any:
@@ -153,11 +157,14 @@ def _shown(settings: IngestSettings) -> Any:
     return ShownProgress(quiet=settings.quiet or settings.as_json)
 
 
-def _summary(report: IngestReport) -> str:
+def _summary(report: IngestReport, command: str = "ingest") -> str:
     seconds = report.seconds
-    done = report.files - len([f for f in report.failures if f.stage in ("read", "walk")])
+    # report.files counts the files found; a walk problem (a folder that cannot be listed, a
+    # duplicate id) is not one of them, so only the files that could not be read are taken off.
+    unread = len({f.source for f in report.failures if f.stage == "read"})
+    done = report.files - unread
     lines = [
-        f"ragloom ingest: {report.files} files, {report.documents} documents, "
+        f"ragloom {command}: {report.files} files, {report.documents} documents, "
         f"{report.chunks} chunks -> {report.out or report.index}",
         f"  files: {max(0, done - len(report.skipped))} read, {len(report.skipped)} skipped, "
         f"{len(report.failures)} failed items",
@@ -184,7 +191,8 @@ def _summary(report: IngestReport) -> str:
                 f"    ... and {len(problems) - 20} more (use --failures FILE or --json to list "
                 "them all)"
             )
-    return "\n".join(lines)
+    # One printed line per line built: a name holding a newline cannot forge a line.
+    return "\n".join(printable(line) for line in lines)
 
 
 def _routes_line(routes: dict[str, Any]) -> str:
@@ -245,9 +253,10 @@ def run_ingest(settings: IngestSettings) -> int:
     shown = _shown(settings)
     try:
         if settings.index is not None:
-            from ._index import open_index
+            from ._index import open_index, waiting
 
-            store = open_index(settings.index)
+            store = open_index(settings.index, wait=settings.wait)
+            store.take_writer_lock(on_wait=waiting(settings.index))
         with Ingestor(
             pipeline,
             chunk_size=settings.chunk_size,
@@ -329,7 +338,7 @@ def _finish(report: IngestReport, settings: IngestSettings, out: str | None) -> 
     if settings.as_json:
         click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
     elif not settings.quiet:
-        click.echo(_summary(report))
+        click.echo(_summary(report, settings.command))
     return EXIT_FAILED if report.failures else EXIT_OK
 
 
@@ -425,9 +434,12 @@ class InputPath(click.Path):
     default=None,
     type=click.Path(file_okay=False),
     help="Also write chunks (with vectors) to this index folder (ragloom-lancedb), e.g. "
-    ".ragloom/index; documents unchanged since the last ingest are skipped.",
+    ".ragloom/index; documents unchanged since the last ingest are left as they are.",
 )
-@click.option("--sync", is_flag=True, help="With --index: remove documents whose files are gone.")
+@click.option(
+    "--sync", is_flag=True,
+    help="With --index: remove documents under the PATHs given whose files are gone.",
+)
 @click.option(
     "--collection",
     default=None,
@@ -437,7 +449,15 @@ class InputPath(click.Path):
 @click.option(
     "--embedder",
     default=None,
-    help="With --index: a registered embedder [default: model2vec when installed].",
+    help="With --index: a registered embedder [default: the one the index records, else "
+    "model2vec when installed].",
+)
+@click.option(
+    "--wait",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="With --index: seconds to wait for another process writing the index (then: busy).",
 )
 @click.option(
     "--engine",
@@ -461,6 +481,7 @@ def ingest(
     sync: bool,
     collection: str | None,
     embedder: str | None,
+    wait: float,
     engine: str | None,
     engine_options: tuple[str, ...],
     out: str | None,
@@ -483,8 +504,9 @@ def ingest(
 
     Unreadable, binary, non-UTF-8 and oversized files fail one by one with a reason; empty
     files are skipped; the run goes on. Exit status: 0 all files done, 1 some items failed,
-    2 usage or configuration error (or no files found), 130 interrupted, 143 terminated; no
-    output file is ever left half-written.
+    2 usage or configuration error (or no files found; with --index: the index is busy,
+    read-only or damaged beyond what the run repairs, or a PATH is outside its root), 130
+    interrupted, 143 terminated; no output file is ever left half-written.
     """
     if cache is not None and no_cache:
         raise click.UsageError("--cache and --no-cache exclude each other")
@@ -507,5 +529,6 @@ def ingest(
         engine=engine,
         engine_options=_engine_options(engine_options),
         collection=collection,
+        wait=wait,
     )
     return run_ingest(settings)

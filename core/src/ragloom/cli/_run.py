@@ -14,6 +14,14 @@ from ._plan import PlanSettings, run_plan
 __all__ = ["run"]
 
 
+def _deprecated_summary_json(value: bool) -> bool:
+    """``--summary-json``, the old name of ``--json`` for an ingestion's summary: still accepted
+    (hidden), with a warning on stderr."""
+    if value:
+        click.echo("ragloom: warning: --summary-json is deprecated: use --json", err=True)
+    return value
+
+
 @click.command("run")
 @click.argument("pipeline_file", type=click.Path(exists=True, dir_okay=False))
 @click.argument("inputs", nargs=-1)
@@ -51,12 +59,23 @@ __all__ = ["run"]
     default=None,
     help="Query: read questions from FILE, one per line ('-' for stdin).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Query: one JSON object per question.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON: the summary as one object (ingestion), one object per question (query).",
+)
 @click.option(
     "--allow-imports", is_flag=True, help="Let the pipeline file name 'module:attr' import paths."
 )
 @click.option("--quiet", "-q", is_flag=True, help="Ingestion: no progress and no summary.")
-@click.option("--summary-json", is_flag=True, help="Ingestion: print the summary as JSON.")
+@click.option(
+    "--summary-json",
+    is_flag=True,
+    hidden=True,
+    callback=lambda _ctx, _param, value: _deprecated_summary_json(value),
+    help="Deprecated spelling of --json.",
+)
 def run(
     pipeline_file: str,
     inputs: tuple[str, ...],
@@ -82,6 +101,11 @@ def run(
 
     spec = load_spec(pipeline_file)
     if spec.query is not None:
+        if summary_json:
+            raise click.UsageError(
+                f"--summary-json applies to ingestion pipelines; {pipeline_file} is a query "
+                "pipeline (use --json)"
+            )
         ingestion_only = {
             "--out": out,
             "--cache": cache,
@@ -104,9 +128,9 @@ def run(
                 allow_imports=allow_imports,
             )
         )
-    if file is not None or as_json:
+    if file is not None:
         raise click.UsageError(
-            f"--file and --json apply to query pipelines; {pipeline_file} is an ingestion pipeline"
+            f"--file applies to query pipelines; {pipeline_file} is an ingestion pipeline"
         )
     if not inputs:
         raise click.UsageError(
@@ -129,6 +153,7 @@ def run(
         allow_imports=allow_imports,
         max_file_size=max_file_size,
         failures=failures,
-        as_json=summary_json,
+        as_json=as_json or summary_json,
+        command="run",
     )
     return run_ingest(settings)

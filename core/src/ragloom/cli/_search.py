@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import click
 
+from .._printable import printable
 from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_TOP_K
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
 from ._index import index_option
@@ -16,7 +17,7 @@ __all__ = ["search"]
 
 #: Options that choose the components without a pipeline file.
 _NOT_WITH_CONFIG = (
-    "index_path", "routes", "decomposer", "router", "top_k", "mode", "collections",
+    "index_path", "routes", "decomposer", "router", "top_k", "mode", "embedder", "collections",
 )
 
 
@@ -36,7 +37,8 @@ def _print(result: Any) -> None:
             + (f" in {'+'.join(hit.collections)}" if hit.collections else "")
             for hit in passage.found_by
         )
-        click.echo(f"\n  {n}. {passage.document_id} {where}  score {passage.score:.4f}  {found}")
+        name = printable(passage.document_id)  # a file name may hold a newline
+        click.echo(f"\n  {n}. {name} {where}  score {passage.score:.4f}  {found}")
         text = " ".join(passage.content.split())
         click.echo(f"     {text[:300]}{'...' if len(text) > 300 else ''}")
 
@@ -62,6 +64,9 @@ def _print(result: Any) -> None:
               type=click.IntRange(1), help="Passages per sub-query and in the answer.")
 @click.option("--mode", type=click.Choice(["hybrid", "vector", "text"]), default=None,
               help="How to search [default: hybrid when the index holds vectors, else text].")
+@click.option("--embedder", default=None,
+              help="Embed the questions with this registered embedder [default: the one the "
+              "index records].")
 @click.option(
     "--config", default=None, type=click.Path(exists=True, dir_okay=False),
     help="A pipeline file with 'query' and 'retrieval' sections (instead of the options "
@@ -80,23 +85,28 @@ def search(
     collections: tuple[str, ...],
     top_k: int,
     mode: Literal["hybrid", "vector", "text"] | None,  # a click.Choice
+    embedder: str | None,
     config: str | None,
     allow_imports: bool,
     as_json: bool,
 ) -> int:
     """Answer each QUESTION from the index: decompose it, route every sub-query, retrieve
-    passages for each, and fuse them (reciprocal rank fusion).
+    passages for each, and fuse them (reciprocal rank fusion). '-' reads questions from
+    stdin, one per line.
 
     Prints the plan and the fused passages with their documents and exact offsets. Exit
     status: 0 every question answered, 1 some question failed (every one of its sub-queries
-    failed to retrieve), 2 usage error (no index, a blank question, a bad file).
+    failed to retrieve), 2 usage error (no index, a damaged index, a blank question, a bad
+    file).
     """
-    asked = [q.strip() for q in questions if q.strip()]
+    blank = [n for n, q in enumerate(questions, 1) if not q.strip()]
+    if blank and len(blank) < len(questions):
+        raise click.UsageError(f"QUESTION {blank[0]} is blank: ask something")
+    from ._plan import iter_questions
+
+    asked = list(iter_questions(list(questions), None))  # '-': one question per line of stdin
     if not asked:
         raise click.UsageError("no questions given: every QUESTION is blank")
-    blank = [n for n, q in enumerate(questions, 1) if not q.strip()]
-    if blank:
-        raise click.UsageError(f"QUESTION {blank[0]} is blank: ask something")
     if config is not None:
         given = [
             "--" + name.replace("_path", "").replace("_", "-")
@@ -112,7 +122,7 @@ def search(
 
     settings = SearchSettings(
         index=index_path, routes=routes, decomposer=decomposer, router=router, mode=mode,
-        top_k=top_k, config=config, allow_imports=allow_imports,
+        embedder=embedder, top_k=top_k, config=config, allow_imports=allow_imports,
         collections=list(collections) or None,
     ) if config is None else SearchSettings(config=config, allow_imports=allow_imports)
     pipeline = build_search(settings)

@@ -6,7 +6,9 @@ kind when the kit has one, plus tests of its own behaviour, registration include
 
 Placeholders in the texts below: ``__DIST__`` (distribution name), ``__PACKAGE__`` (import
 package), ``__PREFIX__`` (the prefix of registered names), ``__CORE__`` (the requirement on
-ragloom), ``__CHECKOUT__`` (the ragloom checkout the project was made from, for the README).
+ragloom), ``__RAGLOOM_FROM_URL__`` (the pip command installing ragloom from its repository's URL,
+for the README: the README ships in the wheel's metadata, so it names no path of the machine
+the project was made on).
 """
 
 from __future__ import annotations
@@ -1434,19 +1436,21 @@ __COMPONENTS__
 
 ## Install and test
 
-ragloom is not published on a package index: install it from a checkout of its repository
-(or from wheels built from one), then this plugin with its test extra:
+ragloom is not published on a package index: install it, with its command line, from the
+root of a checkout of its repository (`python -m pip install "./core[cli]"`) or from the
+repository's URL, then this plugin with its test extra:
 
 ```bash
 python3 -m venv .venv && . .venv/bin/activate
-python -m pip install "__CHECKOUT__/core[cli]"   # or: pip install /path/to/ragloom-*.whl
+python -m __RAGLOOM_FROM_URL__
 python -m pip install -e ".[test]"
 pytest                     # ragloom's conformance kit and the plugin's own tests
 ragloom plugins            # lists __DIST__ and what it provides
 ```
 
-To build wheels of ragloom instead (to install elsewhere without the checkout), run in the
-checkout `python -m pip wheel ./core -w dist` and install `dist/ragloom-*.whl`.
+To install elsewhere without the checkout or the network, build ragloom's wheel once in the
+checkout, `python -m pip wheel --no-deps ./core -w dist`, and install
+`"dist/ragloom-<version>-py3-none-any.whl[cli]"`.
 """
 
 INIT = '''"""__DIST__: a ragloom plugin."""
@@ -1493,9 +1497,10 @@ def _cls(kind: str) -> str:
 
 
 def render(
-    kinds: Sequence[str], *, dist: str, package: str, prefix: str, core: str, checkout: str
+    kinds: Sequence[str], *, dist: str, package: str, prefix: str, core: str
 ) -> dict[str, str]:
     """The files of a plugin with one component of each of ``kinds``: path -> text."""
+    from .._install import install_command
     from ..kinds import KINDS
 
     def fill(text: str) -> str:
@@ -1504,7 +1509,7 @@ def render(
             .replace("__PACKAGE__", package)
             .replace("__PREFIX__", prefix)
             .replace("__CORE__", core)
-            .replace("__CHECKOUT__", checkout)
+            .replace("__RAGLOOM_FROM_URL__", install_command("ragloom", "cli", checkout=False))
         )
 
     components = "\n".join(

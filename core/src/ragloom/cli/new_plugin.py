@@ -50,30 +50,6 @@ def _kinds(kinds: Sequence[str]) -> list[str]:
     return out
 
 
-def _checkout() -> str:
-    """The ragloom checkout this core was installed from, if it was (else a description)."""
-    import ragloom
-
-    candidates = [Path(ragloom.__file__).resolve().parents[2]]  # an editable install
-    # An install from a folder records where it came from (PEP 610's direct_url.json).
-    try:
-        import json
-        from importlib.metadata import distribution
-        from urllib.parse import unquote, urlparse
-
-        record = json.loads(distribution("ragloom").read_text("direct_url.json") or "{}")
-        url = urlparse(str(record.get("url", "")))
-        if url.scheme == "file":
-            candidates.append(Path(unquote(url.path)))
-    except Exception:  # noqa: BLE001 - no record: fall back to the description
-        pass
-    for core in candidates:
-        root = core.parent
-        if (core / "pyproject.toml").is_file() and (root / "plugins").is_dir():
-            return str(root)
-    return "<path to your ragloom checkout>"
-
-
 def write_plugin(name: str, directory: Path, kinds: Sequence[str] = ()) -> Path:
     """Write plugin ``name`` with one component of each of ``kinds`` (default: a chunker and a
     router) into ``directory/<dist>``; return that folder."""
@@ -86,16 +62,28 @@ def write_plugin(name: str, directory: Path, kinds: Sequence[str] = ()) -> Path:
         else (f"ragloom>={major}.{minor},<{major + 1}")
     )
     root = directory / dist
+    if root.exists() and not root.is_dir():
+        raise _Refused(f"{root} exists and is not a folder: choose another name or --directory")
     if root.exists() and any(root.iterdir()):
-        raise click.ClickException(f"{root} exists and is not empty")
-    files = render(
-        chosen, dist=dist, package=package, prefix=prefix, core=core, checkout=_checkout()
-    )
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        raise _Refused(
+            f"{root} exists and is not empty: choose another name or --directory (nothing "
+            "was written)"
+        )
+    files = render(chosen, dist=dist, package=package, prefix=prefix, core=core)
+    try:
+        for rel, text in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _Refused(f"cannot write the plugin into {root}: {exc.strerror or exc}") from None
     return root
+
+
+class _Refused(click.ClickException):
+    """The plugin cannot be written where asked: a usage error (exit 2), nothing is changed."""
+
+    exit_code = 2
 
 
 @click.command("new-plugin")

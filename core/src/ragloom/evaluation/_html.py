@@ -38,17 +38,25 @@ def _pct(value: float) -> str:
 
 def _scores_table(rows: list[tuple[str, Scores]], ks: list[int], first: str) -> str:
     head = "".join(f"<th>R@{k}</th>" for k in ks) + "".join(f"<th>Hit@{k}</th>" for k in ks)
+    # citation recall and precision, when an answerer ran
+    cited = any(scores.citation_recall is not None for _, scores in rows)
     out = [
         "<div class=scroll><table><thead><tr>"
         f"<th>{escape(first)}</th><th>questions</th><th>facets</th>{head}"
-        "<th>MRR</th><th>nDCG@10</th></tr></thead><tbody>"
+        "<th>MRR</th><th>nDCG@10</th>"
+        + ("<th>cite-R</th><th>cite-P</th>" if cited else "")
+        + "</tr></thead><tbody>"
     ]
     for name, scores in rows:
         cells = "".join(f"<td>{_pct(scores.recall(k))}</td>" for k in ks)
         cells += "".join(f"<td>{_pct(scores.success(k))}</td>" for k in ks)
+        extra = "".join(
+            f"<td>{'-' if value is None else _pct(value)}</td>"
+            for value in (scores.citation_recall, scores.citation_precision)
+        ) if cited else ""
         out.append(
             f"<tr><td>{escape(name)}</td><td>{scores.questions}</td><td>{scores.facets}</td>"
-            f"{cells}<td>{_pct(scores.mrr)}</td><td>{_pct(scores.ndcg)}</td></tr>"
+            f"{cells}<td>{_pct(scores.mrr)}</td><td>{_pct(scores.ndcg)}</td>{extra}</tr>"
         )
     out.append("</tbody></table></div>")
     return "".join(out)

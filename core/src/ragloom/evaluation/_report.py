@@ -17,6 +17,7 @@ from ._metrics import complete_at, ndcg_at, recall_at, reciprocal_rank, success_
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AnswerOutcome",
     "AtK",
     "Difference",
     "EvaluationReport",
@@ -47,6 +48,24 @@ class FacetOutcome(_Frozen):
     chunk_id: str | None = None
     #: The sub-queries that retrieved that passage.
     found_by: list[str] = Field(default_factory=list)
+    #: Whether the answer cites a passage answering the facet (``None``: no answerer ran).
+    cited: bool | None = None
+
+
+class AnswerOutcome(_Frozen):
+    """What the answerer made of one question's passages (``ragloom eval --answerer``)."""
+
+    text: str = ""
+    #: Whether the answer cites anything.
+    found: bool = False
+    #: The asks the answer says the documents do not answer.
+    not_found: list[str] = Field(default_factory=list)
+    #: Citations in the answer, and how many of them point, with an exact quote, to a passage
+    #: the search returned.
+    citations: int = 0
+    valid_citations: int = 0
+    #: Why the answerer failed (the answer then cites nothing).
+    error: str | None = None
 
 
 class QuestionOutcome(_Frozen):
@@ -65,6 +84,8 @@ class QuestionOutcome(_Frozen):
     seconds: float = 0.0
     #: Why the search failed (the question then counts as finding nothing).
     error: str | None = None
+    #: The answer and its citations, when an answerer ran.
+    answer: AnswerOutcome | None = None
 
     @property
     def ranks(self) -> list[int | None]:
@@ -93,6 +114,13 @@ class Scores(_Frozen):
     mrr: float
     #: Mean nDCG at ``NDCG_K`` (10).
     ndcg: float
+    #: With an answerer: the share of facets the answer cites a passage for (micro-averaged);
+    #: ``None`` without one.
+    citation_recall: float | None = None
+    #: With an answerer: the share of citations that point, with an exact quote, to a passage
+    #: the search returned (1.0 by construction for a well-behaved answerer); ``None`` without
+    #: an answerer or when nothing was cited.
+    citation_precision: float | None = None
 
     def recall(self, k: int) -> float:
         return next(a.recall for a in self.at if a.k == k)
@@ -121,10 +149,19 @@ class Scores(_Frozen):
             )
             for k in ks
         ]
+        answered = [o for o in outcomes if o.answer is not None]
+        recall = precision = None
+        if answered:
+            cited_facets = [f.cited for o in judged if o.answer is not None for f in o.facets]
+            recall = sum(1 for c in cited_facets if c) / len(cited_facets) if cited_facets else 0.0
+            citations = sum(o.answer.citations for o in answered if o.answer is not None)
+            valid = sum(o.answer.valid_citations for o in answered if o.answer is not None)
+            precision = valid / citations if citations else None
         return cls(
             questions=n, facets=facets, at=at,
             mrr=mean([reciprocal_rank(o.ranks) for o in judged]),
             ndcg=mean([ndcg_at(o.ranks, NDCG_K) for o in judged]),
+            citation_recall=recall, citation_precision=precision,
         )
 
 
@@ -164,6 +201,8 @@ class SetupResult(_Frozen):
     concurrency: int
     failed: int
     questions: list[QuestionOutcome]
+    #: The answerer that answered each question (``None``: search only).
+    answerer: str | None = None
 
 
 class Difference(_Frozen):

@@ -10,9 +10,10 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..searcher import Searcher, SearchSettings, settings_from
-from ._judge import DocumentIndex, facet_ranks
+from ._judge import DocumentIndex, facet_ranks, matches
 from ._questions import LabelledQuestion, QuestionSet, load_questions
 from ._report import (
+    AnswerOutcome,
     EvaluationReport,
     FacetOutcome,
     Latency,
@@ -43,6 +44,8 @@ def evaluate(
     ks: Sequence[int] = DEFAULT_KS,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: Progress | None = None,
+    answerer: Any = None,
+    answerer_options: Mapping[str, Any] | None = None,
 ) -> EvaluationReport:
     """Search every labelled question with each set-up and score the passages returned.
 
@@ -56,15 +59,21 @@ def evaluate(
         ks: the cut-offs of recall, hit rate and completeness.
         concurrency: questions searched at once within a set-up.
         progress: called with (questions done, total, set-up name) as questions finish.
+        answerer: an answerer (a registered name or an
+            :class:`~ragloom.answering.Answerer`) that also answers every question from its
+            passages: each facet then says whether the answer cites a passage answering it
+            (citation recall), and every citation is checked against the passages returned
+            (citation precision). ``answerer_options`` build a named one.
 
     Raises:
-        ConfigurationError: a bad question file, set-up or ``ks``.
+        ConfigurationError: a bad question file, set-up or ``ks``, an unknown answerer.
     """
     from .._sync import run_sync
 
     return run_sync(
         lambda: aevaluate(
-            questions, index, setups=setups, ks=ks, concurrency=concurrency, progress=progress
+            questions, index, setups=setups, ks=ks, concurrency=concurrency, progress=progress,
+            answerer=answerer, answerer_options=answerer_options,
         )
     )
 
@@ -77,11 +86,18 @@ async def aevaluate(
     ks: Sequence[int] = DEFAULT_KS,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: Progress | None = None,
+    answerer: Any = None,
+    answerer_options: Mapping[str, Any] | None = None,
 ) -> EvaluationReport:
     """:func:`evaluate` in an event loop."""
     from .. import __version__
+    from ..answering import Answerer, create_answerer
 
     question_set = _question_set(questions)
+    answering = (
+        answerer if isinstance(answerer, Answerer) or answerer is None
+        else create_answerer(answerer, answerer_options)
+    )
     cutoffs = _cutoffs(ks)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigurationError(f"concurrency must be an integer >= 1, got {concurrency!r}")
@@ -90,7 +106,7 @@ async def aevaluate(
     warnings: list[str] = []
     for name, settings in plans:
         result, said = await _run_setup(
-            name, settings, question_set, cutoffs, concurrency, progress
+            name, settings, question_set, cutoffs, concurrency, progress, answering
         )
         results.append(result)
         warnings.extend(w for w in said if w not in warnings)
@@ -163,6 +179,7 @@ async def _run_setup(
     ks: Sequence[int],
     concurrency: int,
     progress: Progress | None,
+    answerer: Any = None,
 ) -> tuple[SetupResult, list[str]]:
     import anyio
 
@@ -189,7 +206,11 @@ async def _run_setup(
                 except Exception as exc:  # noqa: BLE001 - a failed search scores nothing
                     answer, error = None, str(exc)
                 seconds = time.perf_counter() - began
-            outcomes[n] = _outcome(question, facets, answer, error, seconds)
+                answered = (
+                    await _answer(answerer, question.question, answer)
+                    if answerer is not None else None
+                )
+            outcomes[n] = _outcome(question, facets, answer, error, seconds, answered)
             done += 1
             if progress is not None:
                 progress(done, len(questions), name)
@@ -214,6 +235,7 @@ async def _run_setup(
         concurrency=concurrency,
         failed=sum(1 for o in finished if o.error is not None),
         questions=finished,
+        answerer=None if answerer is None else answerer.identity(),
     )
     return result, warnings
 
@@ -226,15 +248,50 @@ def _shown(settings: SearchSettings) -> dict[str, Any]:
     return shown
 
 
+async def _answer(answerer: Any, question: str, retrieval: Any) -> Any:
+    """The answer to ``question`` from ``retrieval`` (``None`` for a failed search), or the
+    reason the answerer failed (a string)."""
+    from ..multi_retrieval import RetrievalResult
+
+    if retrieval is None:
+        retrieval = RetrievalResult(query=question)
+    try:
+        return await answerer.answer(question, retrieval)
+    except Exception as exc:  # noqa: BLE001 - a failed answer cites nothing
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _answer_outcome(answered: Any, retrieval: Any) -> AnswerOutcome:
+    from ..answering import check_citation
+    from ..multi_retrieval import RetrievalResult
+
+    if isinstance(answered, str):
+        return AnswerOutcome(error=answered)
+    retrieval = retrieval if retrieval is not None else RetrievalResult(query=answered.question)
+    citations = answered.citations
+    return AnswerOutcome(
+        text=answered.text, found=answered.found, not_found=list(answered.not_found),
+        citations=len(citations),
+        valid_citations=sum(1 for c in citations if check_citation(c, retrieval) is None),
+    )
+
+
 def _outcome(
     question: LabelledQuestion, facets: list[Any], answer: Any, error: str | None,
-    seconds: float,
+    seconds: float, answered: Any = None,
 ) -> QuestionOutcome:
     passages = list(answer.passages) if answer is not None else []
     ranks = facet_ranks(facets, passages)
     judged = {facet.label for facet in facets}
+    cited_passages = []
+    if answered is not None and not isinstance(answered, str):
+        numbers = {c.passage for c in answered.citations}
+        cited_passages = [p for n, p in enumerate(passages, 1) if n in numbers]
     outcomes = []
     for facet, rank in zip(facets, ranks, strict=True):
+        cited = None if answered is None else any(
+            matches(e, p) for p in cited_passages for e in facet.alternatives
+        )
         passage = passages[rank - 1] if rank is not None else None
         outcomes.append(FacetOutcome(
             label=facet.label,
@@ -243,6 +300,7 @@ def _outcome(
             document_id=passage.document_id if passage is not None else None,
             chunk_id=passage.chunk_id if passage is not None else None,
             found_by=[hit.sub_query for hit in passage.found_by] if passage is not None else [],
+            cited=cited,
         ))
     return QuestionOutcome(
         id=question.id,
@@ -255,4 +313,5 @@ def _outcome(
         returned=[p.document_id or "" for p in passages],
         seconds=seconds,
         error=error,
+        answer=None if answered is None else _answer_outcome(answered, answer),
     )

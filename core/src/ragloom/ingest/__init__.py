@@ -19,12 +19,21 @@ from ._ingestor import (
     Ingestor,
     check_outputs,
     default_pipeline,
+    embedder_record,
     gone_documents,
     ingest,
 )
 from ._jsonl import AtomicJsonlWriter, OutputError, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
-from ._walk import InputFile, WalkProblem, WalkResult, display_path, walk_inputs
+from ._walk import (
+    InputFile,
+    WalkProblem,
+    WalkResult,
+    display_path,
+    file_id,
+    input_root,
+    walk_inputs,
+)
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
@@ -47,7 +56,10 @@ __all__ = [
     "chunk_record",
     "default_pipeline",
     "display_path",
+    "embedder_record",
+    "file_id",
     "ingest",
+    "input_root",
     "walk_inputs",
 ]
 

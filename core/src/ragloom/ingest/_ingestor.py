@@ -21,12 +21,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
 from ..errors import ConfigurationError, PluginNotFoundError, RagloomError
-from ..plugins._discovery import install_hint
 from ._files import document_fingerprint, load_file, pipeline_identity, source_metadata
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
-from ._walk import InputFile, WalkResult, walk_inputs
+from ._walk import InputFile, WalkResult, file_id, input_root, walk_inputs
 
 if TYPE_CHECKING:
     from ..models import Document
@@ -82,10 +82,8 @@ def default_pipeline(
     try:
         chunker = registry.create("chunker", "ragloom-text:auto", params)
     except PluginNotFoundError as exc:
-        raise ConfigurationError(
-            f"no default chunker: {exc}. {install_hint('ragloom-text').capitalize()}, or "
-            "give a pipeline file"
-        ) from None
+        # the error says how to install ragloom-text when it is missing
+        raise ConfigurationError(f"no default chunker: {exc}; or give a pipeline file") from None
     if _has_docling(registry):
         docling = registry.create("chunker", "ragloom-docling:docling", {})
         chunker = (
@@ -101,11 +99,10 @@ def _has_docling(registry: Registry) -> bool:
     return any(p.dist == "ragloom-docling" for p in providers)
 
 
-#: Formats the default pipeline cannot chunk without a plugin: documents in them are skipped
-#: (with this note) rather than cut as raw text.
-_NEEDS_PLUGIN = {
-    "docling": f"a Docling document: {install_hint('ragloom-docling')} to chunk it",
-}
+def _needs_plugin() -> dict[str, str]:
+    """Formats the default pipeline cannot chunk without a plugin: documents in them are
+    skipped (with this note) rather than cut as raw text."""
+    return {"docling": f"a Docling document: {install_hint('ragloom-docling')} to chunk it"}
 
 
 class Ingestor:
@@ -114,24 +111,39 @@ class Ingestor:
 
     Args:
         pipeline: the pipeline to run (default: :func:`default_pipeline`).
-        chunk_size, length_function: settings of the default pipeline (not with ``pipeline``).
+        chunk_size: the chunk size of the default pipeline (not with ``pipeline``).
+        length_function: what ``chunk_size`` counts in the default pipeline, a registered
+            length function (``chars``, ``words``, ``tokens``; not with ``pipeline``).
         cache: a cache file path (opened here, closed by :meth:`close`), a ``CacheStore``,
             ``False`` (no cache) or ``None`` (the pipeline's own setting).
         max_file_size: larger files fail as oversized.
         store: an index to write the outputs to, document by document: a changed document's
             chunks replace its old ones; a document unchanged since it was indexed (same
-            content, same pipeline) is not processed again when no JSONL output is asked for.
+            content, same pipeline) is left as it is in the index (and not processed at all
+            when no JSONL output is asked for). A run takes the store's writer lock (held
+            until the store is closed), ids are
+            relative to the root the store records (the first run records the common root of
+            its paths), and the store is checked first: documents whose chunks are damaged are
+            removed (and written again when their files are among the paths).
         embedder: with a store, the embedder that gives chunks their vectors (an ``Embedder``
             or a registered name; ``None``: the ``model2vec`` embedder when installed, else
             none: the store then searches by text only).
-        sync: with a store, remove the documents whose files are no longer among the inputs.
+        sync: with a store, remove the documents under the paths given whose files are gone.
         collection: the collection of every document ingested (recorded in each chunk's
             metadata as ``collection``); ``None``: each top-level folder under a path given
             is a collection, and files directly under it belong to its own folder's name.
         fit_routes: with a store in a local folder, fit the routes of its collections again
             (:mod:`ragloom.index_routes`) when the run changed what it holds, and save them
             beside its tables.
-        registry: the plugin registry (default: a new one).
+        registry: the plugin registry (default: the pipeline's, else a new one).
+        loaders: the ``LoaderSet`` that reads files (default: every installed loader,
+            :meth:`ragloom.loaders_builtin.LoaderSet.from_registry`).
+
+    Raises:
+        ConfigurationError: ``pipeline`` with ``chunk_size`` or ``length_function``, a
+            ``max_file_size`` below 1, ``sync`` without a store, a cache or embedder of the
+            wrong type, ragloom-text missing for the default pipeline, or (when the store
+            records one) its embedder cannot be made here.
 
     Use it as a context manager, or call :meth:`close`, to close what it opened.
     """
@@ -172,6 +184,8 @@ class Ingestor:
             raise ConfigurationError("sync needs a store: it removes documents from an index")
         self.registry = registry or getattr(pipeline, "registry", None) or Registry()
         self._owned: list[Any] = []
+        self._cache_path: str | None = None
+        self._cache_store: Any = None
         #: Formats skipped with a note (the default pipeline lacks the plugin for them).
         self.skip_formats: dict[str, str] = {}
         if pipeline is None:
@@ -180,7 +194,7 @@ class Ingestor:
             )
             self._owned.append(pipeline)
             if not _has_docling(self.registry):
-                self.skip_formats = dict(_NEEDS_PLUGIN)
+                self.skip_formats = _needs_plugin()
         self.pipeline = pipeline
         self.cache_label = self._set_cache(cache)
         self.max_file_size = max_file_size
@@ -190,6 +204,9 @@ class Ingestor:
         if store is not None:
             self.pipeline = self._with_embedding(embedder)
         self._loaders = loaders
+        self._repaired = ""
+        #: What the index should record once the run has files (its root, its embedder).
+        self._record: dict[str, Any] = {}
 
     # -- set-up ----------------------------------------------------------------------------
 
@@ -203,11 +220,10 @@ class Ingestor:
             self.pipeline.cache = False
             return "off"
         if isinstance(cache, str | os.PathLike):
-            from ..cache import SQLiteCacheStore
-
-            store = SQLiteCacheStore(cache)
-            self._owned.append(store)
-            self.pipeline.cache = store
+            # Opened when a run starts, once its outputs were checked: a refused run (an
+            # output that is the cache, a device given as the cache) creates nothing.
+            self._cache_path = os.fspath(cache)
+            self.pipeline.cache = False
             return str(cache)
         if not hasattr(cache, "get_many"):
             raise ConfigurationError(
@@ -224,10 +240,14 @@ class Ingestor:
         if any(isinstance(step, EmbeddingStep) for step in self.pipeline.walk()):
             return self.pipeline
         if embedder is None:
-            names = self.registry.names("embedder")
-            if "model2vec" not in names:
-                return self.pipeline  # a text-only index
-            embedder = "model2vec"
+            recorded = _recorded_embedder(self.store)
+            if recorded is not None and recorded.get("name"):
+                embedder = self._recorded(recorded)
+            else:
+                names = self.registry.names("embedder")
+                if "model2vec" not in names:
+                    return self.pipeline  # a text-only index
+                embedder = "model2vec"
         if isinstance(embedder, str):
             embedder = self.registry.create("embedder", embedder)
         if not isinstance(embedder, Embedder):
@@ -246,6 +266,97 @@ class Ingestor:
         )
         self._owned.append(pipeline)
         return pipeline
+
+    def _recorded(self, recorded: Mapping[str, Any]) -> Any:
+        """The embedder the index records (by name and parameters)."""
+        try:
+            return self.registry.create(
+                "embedder", str(recorded["name"]), dict(recorded.get("params") or {})
+            )
+        except RagloomError as exc:
+            raise ConfigurationError(
+                f"the index at {_location(self.store)} was built with the embedder "
+                f"{recorded['name']!r}, which cannot be made here ({exc}); install it, or "
+                "clear the index to rebuild it with another embedder"
+            ) from None
+
+    def _prepare_index(self, texts: list[str]) -> str | None:
+        """Lock the index, record its root and embedder, and check it before its fingerprints
+        are trusted; return the root ids are relative to (``None``: no store)."""
+        store = self.store
+        if store is None:
+            return None
+        take = getattr(store, "take_writer_lock", None)
+        if callable(take):
+            take()
+        properties: dict[str, Any] = getattr(store, "properties", dict)()
+        base = _store_dir(store)
+        recorded = properties.get("root")
+        if isinstance(recorded, str) and recorded:
+            root = os.path.normpath(os.path.join(base or os.getcwd(), recorded))
+        else:
+            root = input_root(texts)
+        found = store.check() if callable(getattr(store, "check", None)) else None
+        if found is not None and found.unreadable:
+            from ..stores import StoreError
+
+            raise StoreError(
+                f"the index at {_location(store)} is damaged: {'; '.join(found.problems)}; "
+                f"repair it with `ragloom index check --repair --index {_location(store)}` and "
+                "ingest again (nothing was changed)"
+            )
+        for text in texts:
+            absolute = os.path.abspath(text)
+            if absolute != root and not absolute.startswith(root.rstrip(os.sep) + os.sep):
+                raise ConfigurationError(
+                    f"{text} is outside the index's root {root}: every document's id is its "
+                    f"file's path under that root; ingest it into another index, or clear "
+                    f"this one and ingest a folder holding both"
+                )
+        check_dimension(store, self.pipeline)
+        values: dict[str, Any] = {}
+        if recorded is None:
+            values["root"] = root
+            if base is not None:
+                try:  # relative to the index: a project moved as a whole keeps its ids
+                    values["root"] = os.path.relpath(root, base)
+                except ValueError:  # another drive (Windows)
+                    pass
+        made = self._embedder_record()
+        held = properties.get("embedder")
+        if made is not None and held != made:
+            if isinstance(held, dict) and held.get("name") and store.fingerprints():
+                raise ConfigurationError(
+                    f"the index at {_location(store)} was built with the embedder "
+                    f"{_describe(held)}; this ingest embeds with {_describe(made)}: ingest with "
+                    f"--embedder {held['name']}, or clear the index (`ragloom index clear "
+                    f"--index {_location(store)}`) to rebuild it with the other one; nothing "
+                    "was changed"
+                )
+            values["embedder"] = made
+        if found is not None and not found.ok:
+            repaired = getattr(store, "repair", None)
+            if callable(repaired):
+                _, removed = repaired()
+            else:  # pragma: no cover - every store that checks itself repairs itself
+                removed = []
+            self._repaired = (
+                f"the index was damaged ({'; '.join(found.problems)}): removed "
+                f"{len(removed)} damaged document(s); those among these files were indexed "
+                "again"
+            )
+        self._record = values
+        return root
+
+    def _embedder_record(self) -> dict[str, Any] | None:
+        """Name and parameters of the pipeline's embedder, as the index records them."""
+        from ..embedding import EmbeddingStep
+
+        steps = [s for s in self.pipeline.walk() if isinstance(s, EmbeddingStep)]
+        if not steps:
+            return None
+        embedder = steps[-1].embedder
+        return embedder_record(self.registry, embedder)
 
     def _loader_set(self) -> Any:
         if self._loaders is None:
@@ -327,8 +438,23 @@ class Ingestor:
         for text in texts:
             if not os.path.lexists(text):
                 raise ConfigurationError(f"no such file or folder: {text}")
-        walked = walk_inputs(texts, exclude=self._cache_files(), collection=self.collection)
+        own = _store_dir(self.store)
+        for text in texts:
+            absolute = os.path.abspath(text)
+            if own is not None and (absolute == own or absolute.startswith(own + os.sep)):
+                raise ConfigurationError(
+                    f"refusing to ingest {text}: it is inside the index being written "
+                    f"({own}); an index is never read as input"
+                )
+        self._repaired = ""
+        self._record = {}
+        root = self._prepare_index(texts)
+        walked = walk_inputs(
+            texts, exclude=self._cache_files(), exclude_dirs=[own] if own else [], root=root,
+            collection=self.collection,
+        )
         check_outputs(walked, out, failures, self._cache_files(), arguments=texts)
+        self._open_cache()
         report = IngestReport(
             files=len(walked.files),
             out=None if out is None else os.fspath(out),
@@ -343,6 +469,8 @@ class Ingestor:
             return report
         loaders = self._loader_set()
         check_dimension(self.store, self.pipeline)
+        if self.store is not None and self._record and hasattr(self.store, "set_properties"):
+            self.store.set_properties(self._record)
         identity = pipeline_identity(self.pipeline)
         fingerprint = self._fingerprinter(identity)
         known = self.store.fingerprints() if self.store is not None else {}
@@ -352,7 +480,11 @@ class Ingestor:
             run = _Run(self, report, writer, on_progress, fingerprint, walked)
             if skip_unchanged and identity is not None:
                 run.memo = _FileMemo.of(self.pipeline.cache, identity, self.skip_formats)
-            documents = run.documents(loaders, known if skip_unchanged else None)
+            if self._repaired:
+                run.warnings.append(self._repaired)
+            documents = run.documents(
+                loaders, known if self.store is not None else None, skip=skip_unchanged
+            )
             try:
                 await run.drive(documents)
             except BaseException:
@@ -363,8 +495,14 @@ class Ingestor:
             finally:
                 if run.memo is not None:
                     run.memo.flush()
-            if self.store is not None and self.sync:
-                report.deleted = self.store.delete(gone_documents(known, walked.files))
+            if self.store is not None:
+                stale = list(run.stale)
+                if self.sync:
+                    stale += gone_documents(
+                        known, walked.files, scope=_scope(texts, root, walked)
+                    )
+                if stale:
+                    report.deleted = self.store.delete(stale)
             report.warnings.extend(run.warnings)
             if self.store is not None and self.fit_routes:
                 report.routes = _refresh_routes(self.store, self.registry)
@@ -381,9 +519,22 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _open_cache(self) -> None:
+        """Open the cache file given by path (once): after the run's checks passed."""
+        if self._cache_path is None or self._cache_store is not None:
+            return
+        from ..cache import SQLiteCacheStore
+
+        self._cache_store = store = SQLiteCacheStore(self._cache_path)
+        self._owned.append(store)
+        self.pipeline.cache = store
+
     def _cache_files(self) -> list[str]:
         caches = [self.pipeline.cache, *(step.cache for step in self.pipeline.walk())]
         paths: list[str] = []
+        if self._cache_path is not None:
+            base = self._cache_path
+            paths += [base, base + "-wal", base + "-shm", base + "-journal"]
         for cache in caches:
             path = getattr(cache, "path", None)
             if path is not None:
@@ -426,8 +577,28 @@ def ingest(
     **settings: Any,
 ) -> IngestReport:
     """Ingest ``paths`` in one call: an :class:`Ingestor` built with these arguments, run once
-    and closed. ``settings`` are the other arguments of :class:`Ingestor`; ``show_progress``
-    as in :meth:`Ingestor.arun`."""
+    and closed (what ``ragloom ingest`` does).
+
+    Args:
+        paths: files and folders (folders are walked in sorted order, hidden entries skipped).
+        out: a JSON Lines file to write the outputs to, replaced atomically.
+        pipeline: the pipeline to run (default: :func:`default_pipeline`).
+        cache: a cache file path, a ``CacheStore``, ``False`` or ``None``, as for
+            :class:`Ingestor`.
+        store: an index to write the outputs to, document by document (documents unchanged
+            since they were indexed are skipped when no ``out`` is asked for).
+        on_progress: called with an :class:`IngestProgress` each time a file is done.
+        show_progress: show progress on stderr (needs rich).
+        **settings: the other arguments of :class:`Ingestor` (``chunk_size``,
+            ``length_function``, ``embedder``, ``sync``, ``max_file_size``, ``registry``).
+
+    Returns:
+        What happened: counts, skipped files and failures with their reasons.
+
+    Raises:
+        ConfigurationError: a path does not exist, an output is unusable, or a setting is
+            invalid (see :class:`Ingestor` and :meth:`Ingestor.arun`).
+    """
     with Ingestor(pipeline, cache=cache, store=store, **settings) as ingestor:
         return ingestor.run(
             paths, out=out, on_progress=on_progress, show_progress=show_progress
@@ -589,14 +760,94 @@ def _location(store: Any) -> str | None:
         return type(store).__name__
 
 
-def gone_documents(known: Mapping[str, str], files: list[InputFile]) -> list[str]:
+def gone_documents(
+    known: Mapping[str, str],
+    files: list[InputFile],
+    scope: tuple[set[str], list[str], list[str]] | None = None,
+) -> list[str]:
     """Stored document ids whose files are not among ``files`` (a file's documents are its id
-    and ids derived from it with ``#``)."""
+    and ids derived from it with ``#``); with ``scope`` (the file ids named, the folder
+    prefixes walked, the folder prefixes that could not be listed), only those under the
+    paths walked and not under a folder that could not be listed."""
     present = {f.doc_id for f in files}
+
+    def under(doc_id: str) -> bool:
+        if scope is None:
+            return True
+        named, walked, unlisted = scope
+        base = doc_id.split("#", 1)[0]
+        if any(doc_id.startswith(p) or base.startswith(p) for p in unlisted):
+            return False
+        if doc_id in named or base in named:
+            return True
+        return any(p == "" or doc_id.startswith(p) for p in walked)
+
     return [
         doc_id for doc_id in known
-        if doc_id not in present and doc_id.split("#", 1)[0] not in present
+        if doc_id not in present and doc_id.split("#", 1)[0] not in present and under(doc_id)
     ]
+
+
+def _scope(
+    texts: list[str], root: str | None, walked: WalkResult
+) -> tuple[set[str], list[str], list[str]]:
+    """What ``--sync`` may remove from: the files named, the folders walked (as id
+    prefixes, ``""`` for the root itself), and the folders that could not be listed."""
+    base = root or walked.root
+    named: set[str] = set()
+    folders: list[str] = []
+    for text in texts:
+        relative = os.path.relpath(os.path.abspath(text), base).replace(os.sep, "/")
+        if os.path.isdir(text):
+            folders.append("" if relative == "." else file_id(relative) + "/")
+        else:
+            named.add(file_id(relative))
+    unlisted = [p.doc_id for p in walked.problems if p.kind == "unreadable"]
+    return named, folders, unlisted
+
+
+def _store_dir(store: Any) -> str | None:
+    """The absolute folder of a store kept in a local folder (``None`` otherwise)."""
+    path = getattr(store, "path", None)
+    if path is None:
+        return None
+    return str(os.path.abspath(os.fspath(path)))
+
+
+def _recorded_embedder(store: Any) -> dict[str, Any] | None:
+    if store is None:
+        return None
+    properties = getattr(store, "properties", None)
+    recorded = properties().get("embedder") if callable(properties) else None
+    return recorded if isinstance(recorded, dict) else None
+
+
+def _describe(record: Mapping[str, Any]) -> str:
+    params = record.get("params") or {}
+    shown = ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()) if v is not None)
+    return f"{record.get('name') or record.get('class')!r}" + (f" ({shown})" if shown else "")
+
+
+def embedder_record(registry: Any, embedder: Any) -> dict[str, Any]:
+    """``{"name", "params", "class"}`` of ``embedder``: its registered name (qualified with
+    its distribution; ``None`` when it is not registered) and :meth:`config` parameters, which
+    rebuild it through the registry."""
+    name: str | None = None
+    found = registry.name_of(embedder)
+    if found is not None and found[0] == "embedder":
+        label = found[1]
+        short = label.split(":")[-1]
+        providers = [
+            p for p in registry.providers("embedder").get(short, [])
+            if ":" not in label or p.qualified == label
+        ]
+        name = providers[0].qualified if len(providers) == 1 else label
+    try:
+        params = json.loads(json.dumps(dict(embedder.config())))
+    except (TypeError, ValueError):
+        params = {}
+    cls = type(embedder)
+    return {"name": name, "params": params, "class": f"{cls.__module__}:{cls.__qualname__}"}
 
 
 def check_dimension(store: Any, pipeline: Any) -> None:
@@ -656,6 +907,8 @@ class _Run:
         self.pending: deque[tuple[str, int, int]] = deque()
         self.open_docs: dict[int, int] = {}  # file index -> documents not finished
         self.failed_docs: set[str] = set()
+        #: Chunker name -> non-empty documents it returned no chunk for.
+        self.no_chunks: dict[str, list[str]] = {}
         self.by_doc: dict[str, list[Any]] = {}
         self.fingerprints: dict[str, str] = {}
         self.batch: list[Any] = []
@@ -666,14 +919,30 @@ class _Run:
         self.files = walked.files
         #: File contents -> the fingerprints of their documents, in the cache (see _FileMemo).
         self.memo: _FileMemo | None = None
+        #: Documents unchanged in the index but processed anyway (for a JSONL output): their
+        #: chunks are not written to the index again.
+        self.kept: set[str] = set()
+        #: Documents the index holds for files that no longer give them (removed at the end).
+        self.stale: list[str] = []
 
     # -- reading ---------------------------------------------------------------------------
 
-    def documents(self, loaders: Any, known: dict[str, str] | None) -> Iterator[Document]:
-        """Read files one at a time; unusable ones become failures, empty ones are skipped."""
+    def documents(
+        self, loaders: Any, known: dict[str, str] | None, skip: bool = True
+    ) -> Iterator[Document]:
+        """Read files one at a time; unusable ones become failures, empty ones are skipped.
+
+        With ``known`` (the index's fingerprints), a document unchanged since it was indexed
+        is left alone in the index: not processed at all when ``skip``, else (a JSONL output
+        wants its chunks) processed but not written to the index again. Documents the index
+        holds for a file that no longer gives them (an emptied file) become :attr:`stale`.
+        """
         report = self.report
-        memo = self.memo if known is not None else None
+        memo = self.memo if known is not None and skip else None
         held = known if known is not None else {}
+        by_file: dict[str, list[str]] = {}
+        for doc_id in held:
+            by_file.setdefault(doc_id.split("#", 1)[0], []).append(doc_id)
         for index, file in enumerate(self.files):
             read, key = None, None
             if memo is not None:
@@ -696,6 +965,14 @@ class _Run:
             report.skipped.extend(loaded.skipped)
             report.failures.extend(loaded.failures)
             report.bytes_read += loaded.bytes_read
+            if known is not None and not loaded.failures:
+                given = {d.id for d in loaded.documents} | {
+                    p.item for p in loaded.skipped if p.kind != "empty"
+                }
+                self.stale.extend(
+                    d for d in by_file.get(file.doc_id, ())
+                    if d not in given and (d == file.doc_id or d.startswith(file.doc_id + "#"))
+                )
             fed = 0
             printed: list[tuple[str, str]] = []
             for document in loaded.documents:
@@ -704,8 +981,11 @@ class _Run:
                     printed.append((document.id, print_))
                     if known is not None and known.get(document.id) == print_:
                         report.unchanged += 1
-                        continue
-                    self.fingerprints[document.id] = print_
+                        if skip:
+                            continue
+                        self.kept.add(document.id)
+                    else:
+                        self.fingerprints[document.id] = print_
                 report.documents += 1
                 self.pending.append((document.id, index, loaded.size))
                 self.open_docs[index] = self.open_docs.get(index, 0) + 1
@@ -769,10 +1049,32 @@ class _Run:
             for line in context.observer_errors:
                 if line not in self.warnings:
                     self.warnings.append(line)
+            for name, stats in context.stats.items():
+                if stats.no_chunks:
+                    self.no_chunks.setdefault(name, []).extend(stats.no_chunks)
             await checkpoint()
+        self._no_chunks_reported()
         self._finish_through(None)
         self._flush_store()
         self._wait_store()
+
+    def _no_chunks_reported(self) -> None:
+        """One warning per chunker that returned no chunk for non-empty documents (with the
+        count), and each such document listed with the skipped ones."""
+        from ..context import warn_no_chunks
+
+        if not self.no_chunks:
+            return
+        for line in warn_no_chunks(self.no_chunks):
+            if line not in self.warnings:
+                self.warnings.append(line)
+        shown = {f.doc_id: f.shown for f in self.files}
+        for name, ids in self.no_chunks.items():
+            for doc_id in ids:
+                self.report.skipped.append(Problem(
+                    doc_id, shown.get(doc_id, doc_id), name, "no-chunks",
+                    f"{name} returned no chunks for this non-empty document",
+                ))
 
     def _output(self, out: Any) -> None:
         doc_id = _doc_of(out)
@@ -814,7 +1116,11 @@ class _Run:
 
     def _complete(self, entry: tuple[str, int, int]) -> None:
         doc_id, index, size = entry
-        if self.ingestor.store is not None and doc_id not in self.failed_docs:
+        if (
+            self.ingestor.store is not None
+            and doc_id not in self.failed_docs
+            and doc_id not in self.kept
+        ):
             from ..stores import IndexedDocument
 
             chunks = self.by_doc.pop(doc_id, [])

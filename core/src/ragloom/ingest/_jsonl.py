@@ -16,26 +16,74 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..errors import RagloomError
+from ..errors import OutputError
 
 __all__ = ["AtomicJsonlWriter", "OutputError", "chunk_record"]
 
 
-class OutputError(RagloomError):
-    """An output file could not be written (an I/O error: no space left, no permission...).
+def _host_tag() -> str:
+    """A short tag of this machine, so that a process id is only ever judged on its host."""
+    import hashlib
+    import socket
 
-    The previous file at that path, if any, is left as it was, and no temporary file remains.
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:6]
+
+
+def _temp_prefix(name: str) -> str:
+    """``.NAME.HOST.PID.``: the temporary file of ``NAME`` names its writer (host and process),
+    so a later run can tell a temporary left by a killed run from one being written."""
+    return f".{name}.{_host_tag()}.{os.getpid()}."
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, owned by someone else (EPERM)
+        return True
+    return True
+
+
+def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files of ``path`` that a killed run (``kill -9``, a crash) left
+    beside it; return those removed.
+
+    Only ragloom's own are touched: a file named ``.NAME.HOST.PID.XXXXXXXX.tmp`` by this
+    writer, on this host, owned by this user, whose process is no longer running. A temporary
+    of a run still going on, of another user or of another host is left alone.
     """
+    import re
 
-    def __init__(self, path: str | os.PathLike[str], error: OSError, flag: str = "") -> None:
-        self.path = os.fspath(path)
-        self.error = error
-        reason = error.strerror or str(error)
-        what = f"{flag} {self.path}" if flag else self.path
-        super().__init__(
-            f"cannot write {what}: {reason} (a previous file there is unchanged; no partial "
-            "file remains)"
-        )
+    target = Path(path)
+    pattern = re.compile(
+        rf"\.{re.escape(target.name)}\.{_host_tag()}\.(\d+)\.[a-z0-9_]{{8}}\.tmp"
+    )
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(target.parent if str(target.parent) else "."))
+    except OSError:
+        return removed
+    me = os.getpid()
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match is None:
+            continue
+        pid = int(match.group(1))
+        try:
+            owner = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if pid == me or owner.st_uid != os.getuid() or not entry.is_file(follow_symlinks=False):
+            continue
+        if _running(pid):
+            continue
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(Path(entry.path))
+    return removed
 
 
 def _umask() -> int:
@@ -59,7 +107,8 @@ class AtomicJsonlWriter:
         parent = self.path.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=parent)
+            fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(self.path.name), suffix=".tmp",
+                                       dir=parent)
         except OSError as exc:
             raise OutputError(self.path, exc, flag) from None
         self.tmp_path = Path(tmp)
@@ -112,6 +161,7 @@ class AtomicJsonlWriter:
         except OSError as exc:
             self._failed(exc)
         self._done = True
+        remove_stale_temporaries(self.path)
 
     def _failed(self, exc: OSError) -> None:
         self.abort()

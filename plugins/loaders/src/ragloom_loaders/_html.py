@@ -16,6 +16,14 @@ Nesting of containers (``div``, ``section``...) and of inline elements is walked
 stacks, so a page nested thousands of levels deep converts like any other. Lists, quotes and
 tables recurse; their nesting is bounded by :data:`MAX_DEPTH` (:class:`TooDeepError`).
 
+An HTML5 parser does work proportional to the depth of the open elements for each tag it
+reads (scope checks walk the stack), so a page of nested elements takes time quadratic in its
+depth: 2 MB of nested ``div`` took minutes. Browsers bound that depth (Chromium at 512); so
+does this module: before parsing, one linear scan of the tags finds how deep they nest, and
+the tags of elements nested deeper than :data:`MAX_TREE_DEPTH` are dropped, their text kept
+(it joins the text of the element they are in). Pages under that depth, every real page, are
+parsed as they are.
+
 selectolax is imported by :func:`html_to_markdown`, not by importing this module.
 """
 
@@ -26,10 +34,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "Page", "TooDeepError", "html_to_markdown"]
+__all__ = ["MAX_DEPTH", "MAX_TREE_DEPTH", "Page", "TooDeepError", "html_to_markdown"]
 
 #: Deepest nesting of lists, quotes and tables inside one another that is converted.
 MAX_DEPTH = 100
+#: Deepest nesting of elements given to the parser; deeper tags are dropped, their text kept.
+MAX_TREE_DEPTH = 512
 
 _WS = re.compile(r"[ \t\n\r\f\v\u00a0]+")
 # Stands for a <br> in gathered inline text, where source newlines are only whitespace.
@@ -368,6 +378,143 @@ def _main_root(tree: Any) -> tuple[Any, bool]:
     return (tree.body if tree.body is not None else tree.root), False
 
 
+# A comment, a raw-text element with its content (its "<" are text), or a start/end tag.
+_MARKUP = re.compile(
+    r"<!--.*?(?:-->|\Z)"
+    r"|<(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript)\b[^>]*>.*?(?:</\1\s*>|\Z)"
+    r"|<(/?)([A-Za-z][^\s/>]*)[^>]*>",
+    re.S | re.I,
+)
+# Elements that never have content (no end tag).
+_VOID = frozenset(
+    {
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta",
+        "param", "source", "track", "wbr", "frame", "image",
+    }
+)
+# Elements whose start tag ends an open element of the same group (an unclosed <li>, <p>...).
+_SIBLINGS = {
+    "li": ("li",), "dt": ("dt", "dd"), "dd": ("dt", "dd"), "option": ("option",),
+    "optgroup": ("optgroup", "option"), "tr": ("tr", "td", "th"), "td": ("td", "th"),
+    "th": ("td", "th"), "rb": ("rb", "rt", "rp"), "rt": ("rb", "rt", "rp"),
+    "rp": ("rb", "rt", "rp"), "tbody": ("tbody", "thead", "tr", "td", "th"),
+    "thead": ("tbody", "thead", "tr", "td", "th"), "tfoot": ("tbody", "thead", "tr", "td", "th"),
+}
+# Elements whose end tag may be left out (HTML's "generate implied end tags" set).
+_IMPLIED_END = frozenset({"dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc"})
+# Start tags that end an open <p> (HTML's "close a p element" rule).
+_CLOSES_P = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir",
+        "div", "dl", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
+        "h4", "h5", "h6", "header", "hgroup", "hr", "li", "main", "menu", "nav", "ol", "p",
+        "pre", "search", "section", "summary", "table", "ul",
+    }
+)
+
+
+class _Depth:
+    """The open elements while scanning tags, as a browser would nest them (closely enough to
+    measure depth): void elements never open, an unclosed ``<li>``/``<p>``... is ended by its
+    next sibling, an end tag closes the innermost open element of its name (and all inside
+    it), an end tag with nothing open of its name is ignored. Every operation is amortised
+    constant time, so a scan is linear in the number of tags."""
+
+    __slots__ = ("counts", "stack")
+
+    def __init__(self) -> None:
+        self.stack: list[str] = []
+        self.counts: dict[str, int] = {}
+
+    def _pop(self) -> str:
+        name = self.stack.pop()
+        self.counts[name] -= 1
+        return name
+
+    def open(self, name: str) -> None:
+        stack = self.stack
+        if name in _CLOSES_P and stack and stack[-1] == "p":
+            self._pop()
+        ends = _SIBLINGS.get(name)
+        if ends is not None:  # an unclosed sibling ends, with what it leaves implied open
+            while stack and (stack[-1] in ends or stack[-1] in _IMPLIED_END):
+                self._pop()
+        stack.append(name)
+        self.counts[name] = self.counts.get(name, 0) + 1
+
+    def close(self, name: str) -> int:
+        """Close ``name``; the number of elements closed (0: none of that name was open)."""
+        if not self.counts.get(name):
+            return 0
+        closed = 0
+        while True:
+            closed += 1
+            if self._pop() == name:
+                return closed
+
+
+def _deepest(html: str) -> int:
+    """How deep the elements of ``html`` nest (as :class:`_Depth` counts): one pass over the
+    tags found by one regular-expression call."""
+    depth = _Depth()
+    stack, counts = depth.stack, depth.counts
+    deepest = 0
+    void, siblings = _VOID, _SIBLINGS
+    for _raw, slash, name in _MARKUP.findall(html):
+        if not name:
+            continue
+        name = name.lower()
+        if name in void:
+            continue
+        if slash:
+            if counts.get(name):
+                depth.close(name)
+            continue
+        if name in siblings or name in _CLOSES_P:
+            depth.open(name)
+        else:
+            stack.append(name)
+            counts[name] = counts.get(name, 0) + 1
+        if len(stack) > deepest:
+            deepest = len(stack)
+    return deepest
+
+
+def _capped(html: str, limit: int = MAX_TREE_DEPTH) -> str:
+    """``html`` with the tags of elements nested deeper than ``limit`` dropped (their text
+    kept); ``html`` itself when nothing is that deep. One pass over the tags: linear."""
+    if html.count("<") <= limit:  # fewer tags than the limit cannot nest deeper
+        return html
+    if _deepest(html) <= limit:  # every real page: measured without building anything
+        return html
+    depth = _Depth()
+    drop: list[tuple[int, int]] = []
+    for match in _MARKUP.finditer(html):
+        if match.group(3) is None:
+            continue  # a comment or a raw-text element: no nesting inside
+        name = match.group(3).lower()
+        if name in _VOID:
+            continue
+        if match.group(2):  # an end tag
+            too_deep = len(depth.stack) > limit
+            if depth.close(name) and too_deep:
+                drop.append(match.span())
+            continue
+        depth.open(name)
+        if len(depth.stack) > limit:
+            drop.append(match.span())
+    if not drop:
+        return html
+    parts: list[str] = []
+    start = 0
+    for begin, end in drop:
+        parts.append(html[start:begin])
+        parts.append(" ")  # the tag's place: words on either side stay apart
+        start = end
+    parts.append(html[start:])
+    return "".join(parts)
+
+
 def html_to_markdown(html: str, *, main_only: bool = True) -> Page:
     """Convert ``html`` (a page or a fragment) to a :class:`Page` of Markdown.
 
@@ -376,7 +523,7 @@ def html_to_markdown(html: str, *, main_only: bool = True) -> Page:
     """
     from selectolax.lexbor import LexborHTMLParser
 
-    tree = LexborHTMLParser(html.replace(_BR, ""))
+    tree = LexborHTMLParser(_capped(html.replace(_BR, "")))
     title_node = tree.css_first("title")
     title = _WS.sub(" ", title_node.text(deep=True)).strip() if title_node is not None else ""
     html_node = tree.css_first("html")

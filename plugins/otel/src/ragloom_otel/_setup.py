@@ -4,12 +4,14 @@ Only what the variables name is built: no exporter unless ``OTEL_TRACES_EXPORTER
 ``OTEL_METRICS_EXPORTER`` names one (never a network exporter by default). Exporters are found
 by name in the entry-point groups OpenTelemetry packages register them under
 (``opentelemetry_traces_exporter``, ``opentelemetry_metrics_exporter``): ``console`` comes with
-the SDK, ``otlp`` with ``opentelemetry-exporter-otlp``.
+the SDK, ``otlp`` with ``opentelemetry-exporter-otlp``. ``console`` writes to standard error:
+standard output belongs to the command's own (often machine-readable) output.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Mapping
 from importlib.metadata import entry_points
@@ -85,9 +87,20 @@ def tracer_provider_from_env(environ: Mapping[str, str] | None = None) -> Any:
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     provider = TracerProvider(resource=_resource())  # the sampler comes from OTEL_TRACES_SAMPLER
-    for exporter in exporters:
-        provider.add_span_processor(BatchSpanProcessor(exporter()))
+    for name, exporter in zip(names, exporters, strict=True):
+        provider.add_span_processor(BatchSpanProcessor(_exporter(name, exporter)))
     return provider
+
+
+def _exporter(name: str, factory: Any) -> Any:
+    """An exporter instance; ``console`` writes to standard error, not standard output, so
+    that a command's machine-readable output (``--json``) stays alone on standard output."""
+    if name == "console":
+        try:
+            return factory(out=sys.stderr)
+        except TypeError:  # a console exporter of another make, without ``out``
+            pass
+    return factory()
 
 
 def meter_provider_from_env(environ: Mapping[str, str] | None = None) -> Any:
@@ -104,8 +117,8 @@ def meter_provider_from_env(environ: Mapping[str, str] | None = None) -> Any:
 
     readers = [
         cls() if isinstance(cls, type) and issubclass(cls, MetricReader)
-        else PeriodicExportingMetricReader(cls())
-        for cls in classes
+        else PeriodicExportingMetricReader(_exporter(name, cls))
+        for name, cls in zip(names, classes, strict=True)
     ]
     return MeterProvider(metric_readers=readers, resource=_resource())
 

@@ -183,9 +183,10 @@ class RayEngine(Engine):
         cache_side = [p + s for p in caches for s in ("", "-wal", "-shm", "-journal")]
         outputs = [os.fspath(p) for p in (job.out, job.failures) if p is not None]
         collection = _collection(job.collection)
-        walked = (
-            walk_uris(uris, collection=collection) if uris
-            else walk_inputs(texts, exclude=outputs + cache_side, collection=collection)
+        index_dir = [job.index] if job.index is not None and not is_uri(job.index) else []
+        walked = walk_uris(uris, collection=collection) if uris else walk_inputs(
+            texts, exclude=outputs + cache_side, exclude_dirs=index_dir,  # never read the index
+            collection=collection,
         )
         check_outputs(walked, job.out, job.failures, cache_side)
         if not walked.files:  # nothing to run: nothing written, no Ray started
@@ -354,7 +355,10 @@ def _effective_spec(
     from ragloom.config import dump_pipeline
 
     if spec is None:
-        return absolute_cache_paths(dump_pipeline(ingestor.pipeline, registry=registry))
+        dumped = absolute_cache_paths(dump_pipeline(ingestor.pipeline, registry=registry))
+        if cache is not None:  # the ingestor opens a cache given by path when it runs
+            dumped["cache"] = {"store": "sqlite", "path": cache}
+        return dumped
     out: dict[str, Any] = json.loads(json.dumps(spec))
     if cache is not None:
         out["cache"] = {"store": "sqlite", "path": cache}
@@ -592,12 +596,13 @@ class _Sink:
 
 def _open_store(path: str, registry: Any) -> Any:
     from ragloom.errors import PluginNotFoundError
+    from ragloom.plugins import install_hint
 
     try:
         return registry.create("store", "lancedb", {"path": path})
     except PluginNotFoundError:
         raise ConfigurationError(
-            "an index needs ragloom-lancedb (pip install ragloom-lancedb)"
+            f"an index needs ragloom-lancedb: {install_hint('ragloom-lancedb')}"
         ) from None
 
 

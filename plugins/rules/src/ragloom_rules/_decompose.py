@@ -607,6 +607,9 @@ def _split(
     return out, True
 
 
+_DEMONSTRATIVES = frozenset({"that", "this", "these", "those"})
+
+
 def _local_antecedent(clause: _Clause) -> bool:
     """Whether what the clause's pronouns stand for is named in the clause itself: in the
     statement before it ("Extension loading seems off - how do I turn it on?") or in its
@@ -626,10 +629,18 @@ def _local_antecedent(clause: _Clause) -> bool:
         if {"a", "an"} & set(lows[: one - 2]):
             return True  # "a table of the numbers 1 to 100 without creating one"
     noun = plural = inner = False
+    seen: set[str] = set()
     for j, (low, _, _, flags) in enumerate(toks):
         if flags & REF:
             return inner and (plural if low in ("they", "them", "their") else noun)
-        nxt = toks[j + 1][0] if j + 1 < len(toks) else ""
+        # the word after, past an adverb ("instead of silently storing it")
+        k = j + 1
+        while k < len(toks) and toks[k][0].endswith("ly") and len(toks[k][0]) > 4:
+            k += 1
+        nxt = toks[k][0] if k < len(toks) else ""
+        if low in _DEMONSTRATIVES and nxt in seen and inner:
+            return True  # "grep an old release without checking that release out"
+        seen.add(low)
         opens = low in lx.SUBORDINATE_OPENERS
         if noun and (opens or (flags & PREP and nxt.endswith("ing"))):
             inner = True
@@ -648,7 +659,14 @@ def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:
     for clause in clauses:
         prev = out[-1] if out else None
         scene = tokenize(clause.prefix) if clause.prefix else []
-        if prev is not None and scene and needs_resolution(scene):
+        if (
+            prev is not None
+            and scene
+            and needs_resolution(scene)
+            and not _local_antecedent(
+                _Clause(clause.prefix, scene, 0, 0, STATEMENT, False)
+            )
+        ):
             # "Also it seems switched off - how do I turn it on?": the scene itself refers
             # back; what to is not read: the questions stay together
             body = text[prev.start : clause.end]

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ._lexicon import SUBORDINATE_OPENERS, VERBS
+from ._lexicon import PREPOSITIONS, SUBORDINATE_OPENERS, VERBS
 
 __all__ = ["FUNCTION_WORDS", "content_words", "decomposition_violations"]
 
@@ -163,7 +163,20 @@ def _clause_start(words: list[str], marks: list[bool], p: int, inner: bool = Tru
             return j + 1
         if inner and words[j] in _SUBORDINATE_OPENERS and j > 0 and not marks[j - 1]:
             return j
+        if inner and j > 0 and not marks[j - 1] and _opens_gerund(words, j):
+            return j  # "reject text instead of silently storing it"
     return 0
+
+
+def _opens_gerund(words: list[str], j: int) -> bool:
+    """Whether word ``j`` is a preposition opening a clause of an -ing verb ("without
+    importing them", "of silently storing it")."""
+    if words[j] not in PREPOSITIONS:
+        return False
+    k = j + 1
+    while k < len(words) and words[k].endswith("ly") and len(words[k]) > 4:
+        k += 1
+    return k < len(words) and words[k].endswith("ing") and len(words[k]) > 4
 
 
 def _antecedents(words: list[str], marks: list[bool], p: int) -> set[str]:

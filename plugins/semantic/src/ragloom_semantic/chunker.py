@@ -160,10 +160,3 @@ class SemanticChunker(Chunker):
     def split(self, document: Document) -> Iterator[ChunkSpan]:
         for start, end, oversized in self.spans(document.content):
             yield ChunkSpan(start, end, _OVERSIZED if oversized else None)
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(chunk_size={self.chunk_size}, "
-            f"breakpoint_type={self.breakpoint_type!r}, "
-            f"breakpoint_threshold={self.breakpoint_threshold!r}, window={self.window})"
-        )

@@ -207,9 +207,11 @@ class _HuggingFace(_Engine):
         try:
             from tokenizers import Tokenizer
         except ImportError:
+            from ragloom.plugins import install_hint
+
             raise ConfigurationError(
                 "length_function 'tokens' needs the tokenizers package: "
-                "pip install 'ragloom-text[tokens]'"
+                f"{install_hint('ragloom-text', 'tokens')}"
             ) from None
         data = path.read_bytes()
         try:
@@ -327,9 +329,11 @@ def _encoding_spec(encoding: str) -> tuple[dict[str, Any], str | None]:
         import tiktoken.model
         from tiktoken_ext import openai_public
     except ImportError:
+        from ragloom.plugins import install_hint
+
         raise ConfigurationError(
             "length_function 'tiktoken' needs the tiktoken package: "
-            "pip install 'ragloom-text[tiktoken]'"
+            f"{install_hint('ragloom-text', 'tiktoken')}"
         ) from None
     name = encoding
     if name not in openai_public.ENCODING_CONSTRUCTORS:
