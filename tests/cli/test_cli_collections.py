@@ -157,8 +157,12 @@ def test_routes_are_fitted_saved_and_refreshed_by_ingest(cli, routed, corpus, tm
     assert again.returncode == 0, again.stderr
     assert "collections: astronomy (8), cooking (8); routes up to date" in again.stdout
 
+    # an index records its root: grow a copy of the corpus ingested into an index of its own
     library = tmp_path / "library"
     shutil.copytree(corpus, library)
+    index = tmp_path / "grown-index"
+    first = cli("ingest", library, "--index", index, "--no-cache")
+    assert first.returncode == 0, first.stderr
     write_topic(library / "gardening", "cooking", seed=1)  # a third collection
     for page in (library / "gardening").iterdir():
         page.write_text(
