@@ -147,12 +147,17 @@ def test_an_index_follows_its_folder_through_edits_and_deletions(cli, workdir: P
 
     info = cli("index", "info", "--index", index, "--json")
     assert info.returncode == 0, info.stderr
-    assert json.loads(info.stdout) == {
+    shown = json.loads(info.stdout)
+    collections = shown.pop("collections")
+    assert shown == {
         "location": str(index), "exists": True, "documents": len(documents) - 1,
         "chunks": sum(map(len, chunks3.values())), "dimension": 256,
         "root": "../docs", "embedder": "ragloom-semantic:model2vec",
         "check": {"ok": True, "problems": [], "busy": False},
     }
+    # every document and chunk in one collection (each top-level folder is one)
+    assert sum(c["documents"] for c in collections) == shown["documents"]
+    assert sum(c["chunks"] for c in collections) == shown["chunks"]
 
 
 # -- bad input ----------------------------------------------------------------------------------

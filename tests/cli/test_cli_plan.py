@@ -11,10 +11,14 @@ from cli_support import EXAMPLES, PIPELINES
 pytestmark = pytest.mark.usefixtures("needs_rules")
 
 COMPARISON = "Compare renewable energy adoption in Germany vs France since 2020"
+#: The customer-support sample router: an example, chosen by name (never the default).
+SAMPLE = ("--router", "ragloom-rules:sample")
 
 
 def test_plan_json_one_object_per_question_in_order(cli) -> None:
-    proc = cli("plan", COMPARISON, "What is the return policy?", "hello there", "--json")
+    proc = cli(
+        "plan", COMPARISON, "What is the return policy?", "hello there", "--json", *SAMPLE
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [o["query"] for o in lines] == [COMPARISON, "What is the return policy?", "hello there"]
@@ -34,7 +38,7 @@ def test_plan_json_one_object_per_question_in_order(cli) -> None:
 
 
 def test_plan_table_shows_routes_scores_and_fallbacks(cli) -> None:
-    proc = cli("plan", "How do I get a refund?", "hello there")
+    proc = cli("plan", "How do I get a refund?", "hello there", *SAMPLE)
     assert proc.returncode == 0
     out = proc.stdout
     assert "Q1: How do I get a refund?" in out and "Q2: hello there" in out
@@ -43,6 +47,20 @@ def test_plan_table_shows_routes_scores_and_fallbacks(cli) -> None:
     refund = next(line for line in out.splitlines() if line.strip().startswith("1  How do I"))
     assert "billing" in refund
     assert "fallback: no keyword matched" in out
+
+
+def test_without_an_index_nothing_is_routed_and_the_plan_says_so(cli) -> None:
+    proc = cli("plan", "How do I get a refund and what is the return policy?", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (plan,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(plan["routing_plan"]) == 2
+    for route in plan["routing_plan"]:
+        assert route["route"] == "(whole index)"
+        assert route["note"].startswith("no index: no routing")
+        assert route["retrieval"] is None and route["collections"] is None
+    table = cli("plan", "How do I get a refund?")
+    assert "no index: no routing" in table.stdout
+    assert "billing" not in table.stdout and "general" not in table.stdout
 
 
 def test_plan_reads_questions_from_stdin_and_files(cli, workdir: Path) -> None:

@@ -23,11 +23,14 @@ QUESTION = "How do I clear the cache and how do I write a plugin?"
 
 #: The documented keys of one ``--json`` line (docs/cli.md).
 RESULT_KEYS = {"query", "sub_queries", "routing_plan", "passages", "failures"}
-PLAN_KEYS = {"sub_query", "route", "score", "fallback_reason", "runner_up", "runner_up_score"}
+PLAN_KEYS = {
+    "sub_query", "route", "score", "fallback_reason", "runner_up", "runner_up_score",
+    "collections", "retrieval", "note",
+}
 PASSAGE_KEYS = {
     "chunk_id", "document_id", "start", "end", "content", "metadata", "score", "found_by",
 }
-HIT_KEYS = {"sub_query", "route", "rank", "score"}
+HIT_KEYS = {"sub_query", "route", "rank", "score", "collections"}
 FAILURE_KEYS = {"sub_query", "route", "error"}
 
 

@@ -23,8 +23,11 @@ class IngestJob:
 
     ``spec`` is a pipeline spec (``dump_pipeline``'s output; ``None``: the default pipeline
     with ``chunk_size`` and ``length_function``). ``out`` is a JSONL path, ``index`` a store
-    folder, ``cache`` a cache file (``None``: no cache). ``options`` are the engine's own
-    settings (``--engine-option key=value``).
+    folder, ``cache`` a cache file (``None``: no cache). ``collection`` is the collection of
+    every document (``None``: each top-level folder under a path is one, as
+    :func:`ragloom.ingest.walk_inputs` assigns them); an engine records it in every document's
+    metadata as a local run does. ``options`` are the engine's own settings
+    (``--engine-option key=value``).
     """
 
     paths: tuple[str, ...]
@@ -39,6 +42,7 @@ class IngestJob:
     chunk_size: int | None = None
     length_function: str | None = None
     allow_imports: bool = False
+    collection: str | None = None
     options: dict[str, str] = field(default_factory=dict)
 
 

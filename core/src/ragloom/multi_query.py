@@ -16,7 +16,7 @@ from .context import ExecutionContext
 from .errors import ComponentTypeError, ConfigurationError, InvalidInputError, RagloomError
 from .pipeline import Pipeline
 from .policy import Policy
-from .query import QueryTransformer, RouteDecision, Router
+from .query import QueryTransformer, Retrieval, RouteDecision, Router
 from .step import PipelineStep
 
 __all__ = [
@@ -46,7 +46,10 @@ class EmptyDecompositionError(RagloomError, ValueError):
 
 
 class SubQueryRoute(BaseModel):
-    """The route chosen for one sub-query, with the router's score and fallback reason."""
+    """The route chosen for one sub-query, with the router's score and fallback reason; over
+    the collections of an index, also the collections searched and how (``retrieval``:
+    ``"restrict"`` or ``"boost"``, see :class:`~ragloom.query.RouteDecision`), or a ``note``
+    saying why nothing is routed."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -56,6 +59,9 @@ class SubQueryRoute(BaseModel):
     fallback_reason: str | None = None
     runner_up: str | None = None
     runner_up_score: float | None = None
+    collections: list[str] | None = None
+    retrieval: Retrieval | None = None
+    note: str | None = None
 
     @classmethod
     def from_decision(cls, sub_query: str, decision: RouteDecision) -> SubQueryRoute:
@@ -66,6 +72,9 @@ class SubQueryRoute(BaseModel):
             fallback_reason=decision.fallback_reason,
             runner_up=decision.runner_up,
             runner_up_score=decision.runner_up_score,
+            collections=decision.collections,
+            retrieval=decision.retrieval,
+            note=decision.note,
         )
 
 

@@ -3,7 +3,11 @@
 :class:`MultiQueryRetrievalPipeline` extends the routing block with retrieval. Each routed
 sub-query is answered by its route's retriever (a route may name one, with its own metadata
 filter, ``top_k`` and fusion weight; others use the default retriever), the sub-queries of one
-question concurrently under the policy's limit. A question that was split is also searched
+question concurrently under the policy's limit. A decision that names collections (the routes
+fitted from an index's collections, :mod:`ragloom.index_routes`) restricts its sub-query's
+search to them (``restrict``: one search in those collections), or adds that search beside the
+search of the whole index (``boost``, weighted ``boost_weight`` times the sub-query). A
+question that was split is also searched
 whole, by the default retriever (weight ``whole_weight``): a wrong split then costs little,
 and a question that was not split is searched once. In each list, chunks with nothing to read
 (a lone heading, a navigation line) go last. The lists are fused per question by rank
@@ -28,11 +32,13 @@ import inspect
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
+from .collection import collection_where
 from .component import Component
 from .context import ExecutionContext
 from .errors import ComponentTypeError, ConfigurationError, RagloomError
@@ -72,6 +78,9 @@ WHOLE_QUESTION_ROUTE = "(whole question)"
 #: The weight of the whole question's list against each sub-query's (1.0), chosen on the
 #: development halves of the evaluation sets (docs/evaluation.md).
 DEFAULT_WHOLE_WEIGHT = 1.0
+#: The weight of a boosted sub-query's collection-restricted list, times the sub-query's own
+#: (a router's ``boost_weight`` replaces it).
+DEFAULT_BOOST_WEIGHT = 1.0
 #: The rank constant of the fusion of a question's searches (small: a list's first passages
 #: count much more than its later ones).
 DEFAULT_FUSION_K = 5
@@ -82,7 +91,8 @@ DEFAULT_CONSENSUS = 0.2
 
 class PassageHit(BaseModel):
     """One sub-query that found a passage: its text, its route, the rank and score it gave.
-    The search of the whole question has the route ``"(whole question)"``."""
+    The search of the whole question has the route ``"(whole question)"``. ``collections``:
+    the collections that search was restricted to (``None``: the whole index)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -94,6 +104,7 @@ class PassageHit(BaseModel):
     rank: int
     #: The score that search's retriever gave it.
     score: float
+    collections: list[str] | None = None
 
 
 class FusedPassage(BaseModel):
@@ -171,6 +182,7 @@ class RetrieveStep(PipelineStep[Any]):
         fusion_k: int = DEFAULT_FUSION_K,
         consensus: float = DEFAULT_CONSENSUS,
         whole_weight: float = DEFAULT_WHOLE_WEIGHT,
+        boost_weight: float = DEFAULT_BOOST_WEIGHT,
         policy: Policy | None = None,
     ) -> None:
         super().__init__(policy=policy, name="Retrieve")
@@ -185,11 +197,12 @@ class RetrieveStep(PipelineStep[Any]):
         self.fusion_k = fusion_k
         self.consensus = consensus
         self.whole_weight = whole_weight
+        self.boost_weight = boost_weight
 
     def config(self) -> Mapping[str, Any]:
         return {
             "top_k": self.top_k, "fusion_k": self.fusion_k, "consensus": self.consensus,
-            "whole_weight": self.whole_weight,
+            "whole_weight": self.whole_weight, "boost_weight": self.boost_weight,
         }
 
     def _plan_for(self, route: str) -> tuple[Retriever, RetrieveSpec | None]:
@@ -198,30 +211,51 @@ class RetrieveStep(PipelineStep[Any]):
             return self.retrievers[spec.retriever], spec
         return self.retriever, spec
 
+    def _searches(self, routed: SubQueryRoute) -> list[_Search]:
+        """The searches of one routed sub-query: its route's; when the decision names
+        collections, one search restricted to them instead (``restrict``, at the sub-query's
+        weight), or beside its search of the whole index (``boost``: the restricted one at
+        ``boost_weight`` times it). The fusion keeps a passage's best gain
+        (plus a little of its others), so an added list never weakens the ask's own: a right
+        guess lifts the collection's passages, a wrong one costs little."""
+        retriever, spec = self._plan_for(routed.route)
+        top_k = spec.top_k if spec and spec.top_k else self.top_k
+        where = spec.where if spec else None
+        weight = self._weight(routed.route)
+        listed = list(dict.fromkeys(routed.collections or ())) if routed.retrieval else []
+        if not listed:
+            return [_Search(routed, retriever, top_k, where, weight)]
+        scoped = _Search(
+            routed, retriever, top_k, {**(where or {}), **(collection_where(listed) or {})},
+            weight if routed.retrieval == "restrict" else weight * self.boost_weight, listed,
+        )
+        if routed.retrieval == "restrict":
+            return [scoped]
+        return [_Search(routed, retriever, top_k, where, weight), scoped]
+
     async def transform(
         self, item: MultiQueryRoutingState, context: ExecutionContext
     ) -> RetrievalResult:
         plan = list(item.routing_plan)
-        searches = [
-            (routed, *self._plan_for(routed.route), self._weight(routed.route))
-            for routed in plan
-        ]
+        searches = [search for routed in plan for search in self._searches(routed)]
+        planned = len(searches)
         if self.whole_weight > 0 and plan and not (
             len(plan) == 1 and _same_words(plan[0].sub_query, item.query)
         ):
             whole = SubQueryRoute(sub_query=item.query, route=WHOLE_QUESTION_ROUTE)
-            searches.append((whole, self.retriever, None, self.whole_weight))
+            searches.append(
+                _Search(whole, self.retriever, self.top_k, None, self.whole_weight)
+            )
         hits: list[Any] = [None] * len(searches)
         errors: list[str | None] = [None] * len(searches)
         limiter = anyio.CapacityLimiter(self.effective_policy(context).concurrency or 1)
 
-        async def one(i: int, routed: SubQueryRoute, retriever: Retriever,
-                      spec: RetrieveSpec | None) -> None:
+        async def one(i: int, search: _Search) -> None:
             call = functools.partial(
-                retriever.retrieve,
-                routed.sub_query,
-                top_k=(spec.top_k if spec and spec.top_k else self.top_k),
-                where=spec.where if spec else None,
+                search.retriever.retrieve,
+                search.routed.sub_query,
+                top_k=search.top_k,
+                where=search.where,
             )
             async with limiter:
                 try:
@@ -230,14 +264,14 @@ class RetrieveStep(PipelineStep[Any]):
                     errors[i] = f"{type(exc).__name__}: {exc}"
 
         async with anyio.create_task_group() as tg:
-            for i, (routed, retriever, spec, _) in enumerate(searches):
-                tg.start_soon(one, i, routed, retriever, spec)
+            for i, search in enumerate(searches):
+                tg.start_soon(one, i, search)
         failures = [
-            SubQueryFailure(sub_query=s[0].sub_query, route=s[0].route, error=e)
+            SubQueryFailure(sub_query=s.routed.sub_query, route=s.routed.route, error=e)
             for s, e in zip(searches, errors, strict=True)
             if e is not None
         ]
-        if plan and all(e is not None for e in errors[: len(plan)]):
+        if plan and all(e is not None for e in errors[:planned]):
             raise RetrievalFailedError(
                 f"every sub-query of {item.query!r} failed to retrieve: "
                 + "; ".join(f"{f.sub_query!r}: {f.error}" for f in failures)
@@ -245,7 +279,7 @@ class RetrieveStep(PipelineStep[Any]):
         kept = [(s, found) for s, found in zip(searches, hits, strict=True) if found is not None]
         # Chunks with nothing to read (a lone heading, a navigation line) go after the others
         # of their list, so they never crowd out a passage.
-        lists = [(weight, demote_boilerplate(found)) for (_, _, _, weight), found in kept]
+        lists = [(search.weight, demote_boilerplate(found)) for search, found in kept]
         # the score of a passage every list ranks first
         weights = [weight for weight, _ in lists]
         top = max(weights, default=0.0)
@@ -266,10 +300,11 @@ class RetrieveStep(PipelineStep[Any]):
                     score=min(1.0, score / best) if best > 0 else 0.0,
                     found_by=[
                         PassageHit(
-                            sub_query=kept[s][0][0].sub_query,
-                            route=kept[s][0][0].route,
+                            sub_query=kept[s][0].routed.sub_query,
+                            route=kept[s][0].routed.route,
                             rank=rank,
                             score=lists[s][1][rank - 1].score,
+                            collections=kept[s][0].collections,
                         )
                         for s, rank in found
                     ],
@@ -286,6 +321,19 @@ class RetrieveStep(PipelineStep[Any]):
     def _weight(self, route: str) -> float:
         spec = self.routes.get(route)
         return spec.weight if spec is not None else 1.0
+
+
+@dataclass(frozen=True)
+class _Search:
+    """One search of a question: the routed sub-query, the retriever, how many passages,
+    the metadata condition, the list's fusion weight, the collections it is restricted to."""
+
+    routed: SubQueryRoute
+    retriever: Retriever
+    top_k: int
+    where: Mapping[str, Any] | None
+    weight: float
+    collections: list[str] | None = None
 
 
 class MultiQueryRetrievalPipeline(Component):
@@ -374,6 +422,12 @@ class MultiQueryRetrievalPipeline(Component):
             )
         self.consensus = float(consensus)
         self.whole_weight = float(whole_weight)
+        boost = getattr(router, "boost_weight", None)
+        #: The weight of a boosted sub-query's restricted list (the router's, when it says).
+        self.boost_weight = (
+            float(boost) if isinstance(boost, int | float) and not isinstance(boost, bool)
+            and math.isfinite(boost) and boost > 0 else DEFAULT_BOOST_WEIGHT
+        )
         self.decomposer = decomposer
         self.router = router
         self.retriever = retriever
@@ -408,6 +462,7 @@ class MultiQueryRetrievalPipeline(Component):
             "fusion_k": self.fusion_k,
             "consensus": self.consensus,
             "whole_weight": self.whole_weight,
+            "boost_weight": self.boost_weight,
         }
 
     def build(self, *, registry: Any = None, plugin_hooks: bool = True) -> Pipeline[Any]:
@@ -428,6 +483,7 @@ class MultiQueryRetrievalPipeline(Component):
         last = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
             fusion_k=self.fusion_k, consensus=self.consensus, whole_weight=self.whole_weight,
+            boost_weight=self.boost_weight,
         )(route)
         for step in _chain(registry, "after", self):
             last = step(last)
@@ -443,7 +499,7 @@ class MultiQueryRetrievalPipeline(Component):
         step = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
             fusion_k=self.fusion_k, consensus=self.consensus, whole_weight=self.whole_weight,
-            policy=self.policy,
+            boost_weight=self.boost_weight, policy=self.policy,
         )
         result: RetrievalResult = await step.transform(state, ExecutionContext(policy=self.policy))
         return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -13,6 +13,7 @@ from .errors import ComponentTypeError, ConfigurationError, RoutingError
 
 __all__ = [
     "QueryTransformer",
+    "Retrieval",
     "RetrieveSpec",
     "Route",
     "RouteDecision",
@@ -141,12 +142,22 @@ class WholeQuestion(QueryTransformer):
         return [query]
 
 
+#: How a routed query is searched in the collections of its decision: ``"restrict"`` searches
+#: only them; ``"boost"`` searches the whole index and, fused beside it, only them.
+Retrieval = Literal["restrict", "boost"]
+
+
 class RouteDecision(BaseModel):
     """A router's answer for one query.
 
     ``fallback_reason`` is set exactly when the default route was taken for lack of a real
     decision (no match, below threshold, an invalid answer, an error), so an error is never
     mistaken for a decision. ``score`` and the runner-up say how close the call was.
+
+    A router over the collections of an index also says which ``collections`` the query is
+    about and how the search uses them (``retrieval``: ``"restrict"`` or ``"boost"``; ``None``:
+    the whole index, as the route's own ``retrieve`` settings say); ``note`` says why there is
+    no routing at all (``"one collection: no routing"``).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -156,6 +167,9 @@ class RouteDecision(BaseModel):
     fallback_reason: str | None = None
     runner_up: str | None = None
     runner_up_score: float | None = None
+    collections: list[str] | None = None
+    retrieval: Retrieval | None = None
+    note: str | None = None
 
     @property
     def is_fallback(self) -> bool:

@@ -2,11 +2,13 @@
 
 :func:`search` answers one question; :class:`Searcher` keeps the index, the model and the
 components open for many (``ragloom eval`` and a notebook's loop use it). Both build the search
-the command line builds: with no pipeline file, the ``ragloom-rules`` heuristic decomposer, its
-sample router (or a keyword router over a routes file), and a :class:`StoreRetriever` over the
-embedded LanceDB index of ragloom-lancedb (hybrid when the index holds vectors, embedding each
-sub-query with ragloom-semantic's model2vec encoder). A pipeline file with ``query`` and
-``retrieval`` sections names any other components.
+the command line builds: with no pipeline file, the ``ragloom-rules`` heuristic decomposer, the
+routes fitted from the index's collections (:mod:`ragloom.index_routes`: no routing with one
+collection; a keyword router over a routes file, or any router named, instead), and a
+:class:`StoreRetriever` over the embedded LanceDB index of ragloom-lancedb (hybrid when the
+index holds vectors, embedding each sub-query with ragloom-semantic's model2vec encoder),
+restricted to some collections when asked. A pipeline file with ``query`` and ``retrieval``
+sections names any other components.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .collection import collection_where
 from .errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -32,6 +35,7 @@ __all__ = [
     "DEFAULT_ROUTER",
     "DEFAULT_STORE",
     "DEFAULT_TOP_K",
+    "NO_ROUTER",
     "ROUTES_ROUTER",
     "WHOLE_QUESTION",
     "SearchSettings",
@@ -48,8 +52,11 @@ DEFAULT_INDEX = os.path.join(".ragloom", "index")
 #: installed plugin can take their place.
 DEFAULT_STORE = "ragloom-lancedb:lancedb"
 DEFAULT_DECOMPOSER = "ragloom-rules:heuristic"
-DEFAULT_ROUTER = "ragloom-rules:sample"
+#: The default router: the routes fitted from the index's collections (not a registered name).
+DEFAULT_ROUTER = "index"
 ROUTES_ROUTER = "ragloom-rules:keyword"
+#: The ``router`` value that routes nothing (every sub-query searches the whole index).
+NO_ROUTER = "none"
 #: The embedder of queries against an index with vectors.
 DEFAULT_EMBEDDER = "ragloom-semantic:model2vec"
 #: Passages per sub-query and in the fused answer.
@@ -75,7 +82,11 @@ class SearchSettings(BaseModel):
     index: str = DEFAULT_INDEX
     routes: str | None = None
     decomposer: str | None = None
+    #: A registered router, ``"none"`` (no routing) or ``"index"`` (the routes fitted from the
+    #: index: the default without ``routes``).
     router: str | None = None
+    #: Search only these collections of the index (``None``: all).
+    collections: list[str] | None = None
     mode: SearchMode | None = None
     #: The embedder of the sub-queries (``None``: the one the index records, else
     #: :data:`DEFAULT_EMBEDDER`).
@@ -93,7 +104,10 @@ class SearchSettings(BaseModel):
             return
         given = [
             name
-            for name in ("routes", "decomposer", "router", "mode", "embedder", "whole_weight")
+            for name in (
+                "routes", "decomposer", "router", "mode", "embedder", "whole_weight",
+                "collections",
+            )
             if getattr(self, name) is not None
         ]
         if self.top_k != DEFAULT_TOP_K:
@@ -206,14 +220,15 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
 
     registry = Registry()
     # The components first (a mistake in the routes file is reported before anything opens).
-    router_name = settings.router or (
-        ROUTES_ROUTER if settings.routes is not None else DEFAULT_ROUTER
-    )
-    chosen = (
-        routes_router(registry, router_name, settings.routes)
-        if settings.routes is not None
-        else registry.create("router", router_name)
-    )
+    chosen: Any = None
+    if settings.routes is not None:
+        chosen = routes_router(registry, settings.router or ROUTES_ROUTER, settings.routes)
+    elif settings.router == NO_ROUTER:
+        from .index_routes import WholeIndex
+
+        chosen = WholeIndex("routing off")
+    elif settings.router not in (None, DEFAULT_ROUTER):
+        chosen = registry.create("router", settings.router)
     if settings.decomposer == WHOLE_QUESTION:
         from .query import WholeQuestion
 
@@ -230,13 +245,22 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
             check_index(store)  # says what is damaged, and how to repair it
             raise
         check_index(store)
+        if settings.collections is not None:
+            check_collections(store, settings.collections)
+        if chosen is None:
+            from .index_routes import index_router
+
+            chosen = index_router(store, registry=registry, collections=settings.collections)
         embedder = None
         if dimension is not None and settings.mode != "text":
             embedder = index_embedder(store, registry, settings.embedder, dimension)
         block = MultiQueryRetrievalPipeline(
             planner,
             chosen,
-            StoreRetriever(store, embedder, mode=settings.mode, top_k=settings.top_k),
+            StoreRetriever(
+                store, embedder, mode=settings.mode, top_k=settings.top_k,
+                where=collection_where(settings.collections),
+            ),
             top_k=settings.top_k,
             whole_weight=(
                 DEFAULT_WHOLE_WEIGHT if settings.whole_weight is None else settings.whole_weight
@@ -252,6 +276,24 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
     pipeline.registry = registry
     pipeline.own(store)
     return pipeline
+
+
+def check_collections(store: Any, names: Sequence[str]) -> None:
+    """Refuse a collection the index does not hold (naming the closest and those it holds)."""
+    from .collection import list_collections
+
+    if not names:
+        raise ConfigurationError("collections: name at least one collection (or give none)")
+    held = [c.name for c in list_collections(store) if c.name is not None]
+    for name in names:
+        if name in held:
+            continue
+        close = difflib.get_close_matches(name, held, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        listed = ", ".join(held) if held else "none"
+        raise ConfigurationError(
+            f"no collection {name!r} in the index{hint}; its collections: {listed}"
+        )
 
 
 def check_index(store: Any) -> None:

@@ -7,6 +7,7 @@ import importlib.metadata
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import ragloom_ray
@@ -178,3 +179,49 @@ def test_uris_are_walked_like_local_folders(tmp_path: Path) -> None:
         read_uri_file(f"file://{tmp_path}/gone.md", doc_id="gone.md", max_bytes=3)
     with pytest.raises(ConfigurationError, match="no such file or folder"):
         walk_uris([f"file://{tmp_path}/gone"])
+
+
+def test_uris_get_the_collections_local_paths_get(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "guide" / "deep").mkdir(parents=True)
+    (docs / "guide" / "deep" / "c.md").write_text("# C\n")
+    (docs / "api").mkdir()
+    (docs / "api" / "b.md").write_text("# B\n")
+    (docs / "a.txt").write_text("a\n")
+
+    def collections(walked: Any) -> list[tuple[str, str | None]]:
+        return [(f.doc_id, f.collection) for f in walked.files]
+
+    want = [("a.txt", "docs"), ("api/b.md", "api"), ("guide/deep/c.md", "guide")]
+    assert collections(walk_uris([f"file://{docs}"])) == want
+    assert collections(walk_inputs([str(docs)])) == want
+    # a file given itself belongs to its folder's name; one name for the run overrides all
+    assert collections(walk_uris([f"file://{docs}/api/b.md"])) == [("b.md", "api")]
+    assert collections(walk_uris([f"file://{docs}"], collection="manual")) == [
+        (d, "manual") for d, _ in want
+    ]
+
+
+def test_a_worker_records_each_files_collection_in_its_chunks(tmp_path: Path) -> None:
+    """The collection travels from the driver's rows to the worker's chunks (no Ray: the
+    worker is called as Ray Data calls it, with a batch of columns)."""
+    import json
+
+    from ragloom_ray._worker import IngestWorker, WorkerConfig
+
+    (tmp_path / "a.md").write_text("# A\n\nSome text about alpha.\n")
+    (tmp_path / "b.md").write_text("# B\n\nSome text about beta.\n")
+    worker = IngestWorker(WorkerConfig(
+        spec={"steps": [{"chunker": "recursive", "params": {"chunk_size": 300}}]},
+        requirements={},
+    ))
+    table = worker({
+        "file": [0, 1], "path": [str(tmp_path / "a.md"), str(tmp_path / "b.md")],
+        "doc_id": ["a.md", "b.md"], "shown": ["a.md", "b.md"], "collection": ["guide", ""],
+    })
+    chunks = [
+        json.loads(row["text"]) for row in table.to_pylist() if row["kind"] == "chunk"
+    ]
+    assert [(c["parent"], c["metadata"].get("collection")) for c in chunks] == [
+        ("a.md", "guide"), ("b.md", None),
+    ]

@@ -95,6 +95,22 @@ def test_accuracy_and_out_of_scope_calibration(
     accuracy, rejection = np.mean(held, axis=0)
     assert rejection >= 0.70 and accuracy >= fitted_floor, held
 
+    # an in-scope accuracy to hold on utterances the fit did not see (with a margin), then as
+    # much rejection as it leaves: measured on the other half, both ways
+    kept: list[tuple[float, float]] = []
+    for fit_half, test_half in (halves, halves[::-1]):
+        router.fit(
+            [utterances[i] for i in fit_half], [labels[i] for i in fit_half], min_accuracy=0.90
+        )
+        assert router.calibration is not None
+        assert router.calibration.criterion == "min_accuracy=0.9"
+        assert router.calibration.chosen.in_scope_accuracy >= 0.90
+        kept.append(
+            _measure(router, [utterances[i] for i in test_half], [labels[i] for i in test_half])
+        )
+    accuracy, rejection = np.mean(kept, axis=0)
+    assert accuracy >= 0.90 and rejection >= 0.65, kept
+
     # the class-balanced default rejects far more than the old "most right outcomes" rule,
     # at a cost in in-scope accuracy that the curve shows
     balanced = router.fit(utterances, labels).calibration

@@ -362,8 +362,9 @@ def test_fit_with_a_target_out_of_scope_recall(share: float) -> None:
         ("ab", ["weather", None], {}, "sequences"),
         (["a", "b"], ["weather", None], {"criterion": "best"}, "criterion must be one of"),
         (["a", "b"], ["weather", None], {"oos_recall": 1.5}, "oos_recall must be in"),
-        (["a", "b"], ["weather", None], {"oos_recall": 0.5, "min_recall": 0.5}, "not both"),
-        ([None], [None], {"min_recall": 0.5}, "min_recall needs in-scope"),
+        (["a", "b"], ["weather", None], {"oos_recall": 0.5, "min_recall": 0.5},
+         "give one of oos_recall, min_recall and min_accuracy"),
+        ([None], [None], {"min_recall": 0.5}, "min_recall and min_accuracy need in-scope"),
     ],
 )
 def test_fit_rejects_bad_input(utterances, labels, kwargs, message) -> None:

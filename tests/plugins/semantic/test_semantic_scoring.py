@@ -219,3 +219,18 @@ def test_rejection_threshold_property(scores: list[float], share: float) -> None
     below = s[s < cut]
     # no lower threshold rejects enough: dropping the highest rejected score loses the target
     assert (s < below.max()).mean() < share
+
+
+def test_held_accuracy_threshold_keeps_the_accuracy_with_a_margin() -> None:
+    from ragloom_semantic._scoring import held_accuracy_threshold
+
+    # 100 in-scope utterances: 95 right (scores 0.95 .. 0.01 by 0.01), 5 wrong; 10 out of scope
+    scores = np.concatenate([np.arange(95, 0, -1) / 100, np.full(5, 0.5), np.full(10, 0.3)])
+    correct = np.concatenate([np.ones(95, bool), np.zeros(15, bool)])
+    in_scope = np.concatenate([np.ones(100, bool), np.zeros(10, bool)])
+    # without a margin the 90th right answer (0.06) would do; with 1.645 standard errors the
+    # share kept must be 0.94 (0.94 - 1.645 * sqrt(0.94 * 0.06 / 100) >= 0.90)
+    assert held_accuracy_threshold(scores, correct, in_scope, 0.90, z=0) == pytest.approx(0.06)
+    assert held_accuracy_threshold(scores, correct, in_scope, 0.90) == pytest.approx(0.02)
+    # out of reach: no threshold
+    assert held_accuracy_threshold(scores, correct, in_scope, 0.99) is None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_ROUTER
+from ..searcher import DEFAULT_DECOMPOSER
 from ._app import EXIT_OK, interrupted
 
 if TYPE_CHECKING:
@@ -51,6 +51,10 @@ def parse_setup(text: str, base: SearchSettings) -> tuple[str, SearchSettings]:
         values[key] = value.strip()
     if values.get("decomposer") in ("off", "whole"):
         values["decomposer"] = "none"
+    if values.get("router") == "off":
+        values["router"] = "none"
+    if "collections" in values:
+        values["collections"] = [c for c in values["collections"].split("+") if c.strip()]
     try:
         return name, settings_from(values, base)
     except Exception as exc:  # noqa: BLE001 - pydantic or ours, one message
@@ -204,7 +208,11 @@ def _print_questions(setup: SetupResult, k: int, *, misses_only: bool) -> None:
 @click.option("--decomposer", default=None,
               help=f"A registered decomposer, or 'none' to search each question whole "
               f"[default: {DEFAULT_DECOMPOSER}].")
-@click.option("--router", default=None, help=f"[default: {DEFAULT_ROUTER}]")
+@click.option("--router", default=None,
+              help="A registered router, or 'none' (no routing) [default: the routes fitted "
+              "from the index's collections; with --routes ragloom-rules:keyword].")
+@click.option("--collection", "collections", multiple=True, metavar="NAME",
+              help="Search only this collection of the index (repeatable).")
 @click.option("--mode", type=click.Choice(["hybrid", "vector", "text"]), default=None,
               help="How to search [default: hybrid when the index holds vectors, else text].")
 @click.option("-k", "--top-k", "top_k", default=None, type=click.IntRange(1),
@@ -213,7 +221,7 @@ def _print_questions(setup: SetupResult, k: int, *, misses_only: bool) -> None:
               help="A pipeline file with 'query' and 'retrieval' sections.")
 @click.option("--compare", "compare", multiple=True, metavar="NAME=CONFIG",
               help="Another set-up beside the default: a pipeline file, or settings such as "
-              "mode=text,decomposer=none,top_k=20 (repeatable).")
+              "mode=text,decomposer=none,router=none,top_k=20,collections=a+b (repeatable).")
 @click.option("--at", "at", default="1,3,5,10", show_default=True,
               help="The k of recall@k and hit rate@k.")
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1),
@@ -235,6 +243,7 @@ def eval_command(
     routes: str | None,
     decomposer: str | None,
     router: str | None,
+    collections: tuple[str, ...],
     mode: str | None,
     top_k: int | None,
     config: str | None,
@@ -270,6 +279,7 @@ def eval_command(
     fields: dict[str, Any] = {
         "routes": routes, "decomposer": decomposer, "router": router, "mode": mode,
         "config": config, "allow_imports": allow_imports,
+        "collections": list(collections) or None,
     }
     if top_k is not None:
         fields["top_k"] = top_k

@@ -75,12 +75,15 @@ def _problems(found: Any) -> list[str]:
 @index_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def info(index_path: str, as_json: bool) -> int:
-    """Documents, chunks and vector dimension of the index, and a quick consistency check
-    (documents against chunks, data files readable). Exit status 2 when it finds damage."""
+    """Documents, chunks, vector dimension and collections of the index, and a quick
+    consistency check (documents against chunks, data files readable). Exit status 2 when it
+    finds damage."""
+    from ..collection import list_collections
+
     if not os.path.exists(index_path):
         if as_json:
             click.echo(json.dumps({"location": index_path, "exists": False, "documents": 0,
-                                   "chunks": 0, "dimension": None}))
+                                   "chunks": 0, "dimension": None, "collections": []}))
         else:
             click.echo(f"no index at {index_path}")
         return EXIT_OK
@@ -88,6 +91,7 @@ def info(index_path: str, as_json: bool) -> int:
         found = store.check()
         details = None if found.unreadable else store.info()
         properties = {} if found.unreadable else _safe_properties(store)
+        collections = [] if found.unreadable else list_collections(store)
     transient = found.busy and not found.unreadable
     if as_json:
         click.echo(json.dumps({
@@ -98,6 +102,7 @@ def info(index_path: str, as_json: bool) -> int:
             "root": properties.get("root"),
             "embedder": (properties.get("embedder") or {}).get("name"),
             "check": {"ok": found.ok, "problems": list(found.problems), "busy": found.busy},
+            "collections": [c.to_dict() for c in collections],
         }, ensure_ascii=False))
     else:
         click.echo(f"index: {found.location}")
@@ -112,6 +117,16 @@ def info(index_path: str, as_json: bool) -> int:
         embedder = properties.get("embedder") or {}
         if embedder.get("name"):
             click.echo(f"  embedder: {embedder['name']}")
+        if details is not None:
+            click.echo(f"  collections: {len(collections)}")
+        if collections:
+            from .._display import render_table
+
+            rows = [
+                (c.name if c.name is not None else "(none)", str(c.documents), str(c.chunks))
+                for c in collections
+            ]
+            click.echo(render_table(("COLLECTION", "DOCUMENTS", "CHUNKS"), rows, indent=4))
         if found.ok:
             click.echo("  check: ok")
         elif transient:

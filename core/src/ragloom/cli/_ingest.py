@@ -89,6 +89,7 @@ class IngestSettings:
     embedder: str | None = None
     engine: str | None = None
     engine_options: dict[str, str] | None = None
+    collection: str | None = None
     wait: float | None = None
     #: The command the summary names (``ragloom run`` on an ingestion spec says ``run``).
     command: str = "ingest"
@@ -177,6 +178,8 @@ def _summary(report: IngestReport, command: str = "ingest") -> str:
             f"  index: {report.indexed} documents written, {report.unchanged} unchanged, "
             f"{report.deleted} removed ({report.index})"
         )
+    if report.routes is not None:
+        lines.append(f"  {_routes_line(report.routes)}")
     for title, problems in (("skipped", report.skipped), ("failed items", report.failures)):
         if not problems:
             continue
@@ -190,6 +193,24 @@ def _summary(report: IngestReport, command: str = "ingest") -> str:
             )
     # One printed line per line built: a name holding a newline cannot forge a line.
     return "\n".join(printable(line) for line in lines)
+
+
+def _routes_line(routes: dict[str, Any]) -> str:
+    """The collections of the index and what routes them."""
+    named = [c for c in routes["collections"] if c["name"] is not None]
+    listed = ", ".join(f"{c['name']} ({c['documents']})" for c in named) or "none"
+    line = f"collections: {listed}; "
+    if routes["routing"] != "fitted":
+        return line + str(routes["routing"])
+    fit = routes.get("fit") or {}
+    how = "fitted now" if routes.get("fitted") else "up to date"
+    line += f"routes {how}"
+    if fit.get("held_out_accuracy") is not None:
+        line += (
+            f" (held-out utterances: {fit['held_out_accuracy']:.0%} routed right, "
+            f"{fit.get('restricted_share') or 0:.0%} confident enough to restrict)"
+        )
+    return line
 
 
 def run_ingest(settings: IngestSettings) -> int:
@@ -220,6 +241,8 @@ def run_ingest(settings: IngestSettings) -> int:
         raise click.UsageError("--sync needs --index: it removes gone files from an index")
     if settings.embedder is not None and settings.index is None:
         raise click.UsageError("--embedder applies with --index (vectors go to the index)")
+    if settings.collection is not None and not settings.collection.strip():
+        raise click.BadParameter("must be a name, not blank", param_hint="--collection")
     out = settings.out if settings.out is not None else (
         DEFAULT_OUT if settings.index is None else None
     )
@@ -243,6 +266,7 @@ def run_ingest(settings: IngestSettings) -> int:
             store=store,
             embedder=settings.embedder,
             sync=settings.sync,
+            collection=settings.collection,
         ) as ingestor:
             try:
                 report = ingestor.run(
@@ -285,7 +309,8 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
         index=settings.index, sync=settings.sync, embedder=settings.embedder,
         cache=None if cache is False else cache, max_file_size=settings.max_file_size,
         chunk_size=settings.chunk_size, length_function=settings.length,
-        allow_imports=settings.allow_imports, options=dict(settings.engine_options or {}),
+        allow_imports=settings.allow_imports, collection=settings.collection,
+        options=dict(settings.engine_options or {}),
     )
     shown = _shown(settings)
     try:
@@ -294,6 +319,12 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
         return interrupted(exc, f"{out} was not written" if out else "")
     finally:
         shown.close()
+    if settings.index is not None and not report.nothing_found:
+        from ..ingest._ingestor import _refresh_routes
+        from ._index import open_index
+
+        with open_index(settings.index) as store:
+            report.routes = _refresh_routes(store, registry)
     return _finish(report, settings, out)
 
 
@@ -410,6 +441,12 @@ class InputPath(click.Path):
     help="With --index: remove documents under the PATHs given whose files are gone.",
 )
 @click.option(
+    "--collection",
+    default=None,
+    help="The collection of every file ingested [default: each top-level folder under a PATH "
+    "is a collection; files directly under PATH belong to PATH's own folder name].",
+)
+@click.option(
     "--embedder",
     default=None,
     help="With --index: a registered embedder [default: the one the index records, else "
@@ -442,6 +479,7 @@ def ingest(
     length: str | None,
     index: str | None,
     sync: bool,
+    collection: str | None,
     embedder: str | None,
     wait: float,
     engine: str | None,
@@ -490,6 +528,7 @@ def ingest(
         embedder=embedder,
         engine=engine,
         engine_options=_engine_options(engine_options),
+        collection=collection,
         wait=wait,
     )
     return run_ingest(settings)

@@ -1,9 +1,11 @@
 """``ragloom plan``: decompose questions into sub-queries and route each one.
 
-The defaults come from ragloom-rules: the ``heuristic`` decomposer and the ``sample`` router,
-or with ``--routes FILE`` a ``keyword`` router over the routes in that file. A pipeline file
-with a ``query`` block (``--config``) names any other decomposer and router. Questions stream
-through the pipeline (a file of millions of lines is fine) and are printed in input order.
+The decomposer defaults to ragloom-rules' ``heuristic``; the router to the routes fitted from
+the collections of the index given with ``--index`` (:mod:`ragloom.index_routes`; no routing
+without an index or with one collection), or with ``--routes FILE`` a ``keyword`` router over
+the routes in that file, or any registered router named. A pipeline file with a ``query``
+block (``--config``) names any other decomposer and router. Questions stream through the
+pipeline (a file of millions of lines is fine) and are printed in input order.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import click
 from ..searcher import (
     DEFAULT_DECOMPOSER,
     DEFAULT_ROUTER,
+    NO_ROUTER,
     ROUTES_ROUTER,
     load_routes,
     routes_router,
@@ -44,6 +47,11 @@ class PlanSettings:
     allow_imports: bool = False
     decomposer: str | None = None
     router: str | None = None
+    index: str | None = None
+
+
+#: The note of a plan without an index to route by.
+NO_INDEX = "no index: no routing (--index routes by its collections)"
 
 
 def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
@@ -52,10 +60,13 @@ def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
     from ..errors import ConfigurationError, PluginNotFoundError
 
     if settings.config is not None:
-        if settings.routes is not None or settings.decomposer or settings.router:
+        if (
+            settings.routes is not None or settings.decomposer or settings.router
+            or settings.index is not None
+        ):
             raise click.UsageError(
-                "--routes, --decomposer and --router choose the components without a file; "
-                "with --config name the decomposer and router in the pipeline file"
+                "--routes, --decomposer, --router and --index choose the components without "
+                "a file; with --config name the decomposer and router in the pipeline file"
             )
         spec = load_spec(settings.config)
         if spec.query is None:
@@ -69,6 +80,8 @@ def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
     registry = Registry()
     router: Any = settings.router or DEFAULT_ROUTER
     decomposer = settings.decomposer or DEFAULT_DECOMPOSER
+    if settings.routes is None and router in (DEFAULT_ROUTER, NO_ROUTER):
+        return _index_plan(settings, registry, decomposer)
     try:
         if settings.routes is not None:
             name = settings.router or ROUTES_ROUTER
@@ -80,6 +93,34 @@ def build_plan_pipeline(settings: PlanSettings) -> Pipeline[Any]:
         raise ConfigurationError(
             f"{exc}; or pass a pipeline file with a 'query' block via --config"
         ) from None
+
+
+def _index_plan(settings: PlanSettings, registry: Any, decomposer: str) -> Pipeline[Any]:
+    """The plan over the routes fitted from ``--index`` (none without an index)."""
+    from ..errors import ConfigurationError, PluginNotFoundError
+    from ..index_routes import WholeIndex, index_router
+    from ..multi_query import MultiQueryRoutingPipeline
+    from ..query import WholeQuestion
+    from ..searcher import WHOLE_QUESTION, open_index
+
+    try:
+        planner: Any = (
+            WholeQuestion() if decomposer == WHOLE_QUESTION
+            else registry.create("decomposer", decomposer)
+        )
+    except PluginNotFoundError as exc:
+        raise ConfigurationError(
+            f"{exc}; or pass a pipeline file with a 'query' block via --config"
+        ) from None
+    router: Any
+    if settings.router == NO_ROUTER:
+        router = WholeIndex("routing off")
+    elif settings.index is None:
+        router = WholeIndex(NO_INDEX)
+    else:
+        with open_index(settings.index, registry=registry, must_exist=True) as store:
+            router = index_router(store, registry=registry)
+    return MultiQueryRoutingPipeline(planner, router).build(registry=registry)
 
 
 def check_question_file(file: str | None) -> None:
@@ -174,16 +215,37 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _search_cell(route: Any) -> str:
+    """How a sub-query routed to collections is searched."""
+    listed = "+".join(route.collections or ())
+    if route.retrieval == "restrict":
+        return f"only {listed}"
+    if route.retrieval == "boost":
+        return f"all, {listed} boosted"
+    return "all"
+
+
 def _plan_table(plan: list[Any]) -> str:
-    headers = ("#", "SUB-QUERY", "ROUTE", "SCORE", "NOTE")
+    scoped = any(
+        getattr(route, "retrieval", None) or getattr(route, "note", None) for route in plan
+    )
+    headers: tuple[str, ...] = (
+        ("#", "SUB-QUERY", "ROUTE", "SCORE", "SEARCH", "NOTE") if scoped
+        else ("#", "SUB-QUERY", "ROUTE", "SCORE", "NOTE")
+    )
     rows = []
     for i, route in enumerate(plan, 1):
         notes = []
+        if getattr(route, "note", None):
+            notes.append(route.note)
         if route.fallback_reason:
             notes.append(f"fallback: {route.fallback_reason}")
         if route.runner_up:
             notes.append(f"runner-up: {route.runner_up} {_score(route.runner_up_score)}")
-        rows.append((str(i), route.sub_query, route.route, _score(route.score), "; ".join(notes)))
+        cells = [str(i), route.sub_query, route.route, _score(route.score)]
+        if scoped:
+            cells.append(_search_cell(route))
+        rows.append((*cells, "; ".join(notes)))
     if not rows:
         return "  (no sub-queries)"
     from .._display import render_table
@@ -284,7 +346,12 @@ def plan_options(func: Any) -> Any:
 )
 @click.option(
     "--router", default=None,
-    help=f"A registered router [default: {DEFAULT_ROUTER}; with --routes {ROUTES_ROUTER}].",
+    help="A registered router (e.g. ragloom-rules:sample), or 'none' [default: the routes "
+    f"fitted from --index; with --routes {ROUTES_ROUTER}].",
+)
+@click.option(
+    "--index", "index_path", default=None, type=click.Path(file_okay=False),
+    help="Route by the collections of this index (routes fitted from what they hold).",
 )
 @click.option(
     "--allow-imports", is_flag=True, help="Let the pipeline file name 'module:attr' import paths."
@@ -296,6 +363,7 @@ def plan(
     routes: str | None,
     decomposer: str | None,
     router: str | None,
+    index_path: str | None,
     allow_imports: bool,
     file: str | None,
     as_json: bool,
@@ -303,8 +371,9 @@ def plan(
     """Decompose each QUESTION into sub-queries and route every sub-query.
 
     Shows each sub-query with its route, the router's score, the runner-up and, when the
-    default route was taken for lack of a decision, the fallback reason. QUESTION '-' (or
-    --file -) reads questions from stdin, one per line.
+    default route was taken for lack of a decision, the fallback reason; routed by the
+    collections of --index, also how each is searched (only its collection, or all with its
+    collection boosted). QUESTION '-' (or --file -) reads questions from stdin, one per line.
     """
     settings = PlanSettings(
         questions=list(questions),
@@ -315,5 +384,6 @@ def plan(
         allow_imports=allow_imports,
         decomposer=decomposer,
         router=router,
+        index=index_path,
     )
     return run_plan(settings)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import click
 
 from .._printable import printable
-from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_ROUTER, DEFAULT_TOP_K
+from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_TOP_K
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
 from ._index import index_option
 from ._plan import _plan_table
@@ -17,7 +17,7 @@ __all__ = ["search"]
 
 #: Options that choose the components without a pipeline file.
 _NOT_WITH_CONFIG = (
-    "index_path", "routes", "decomposer", "router", "top_k", "mode", "embedder",
+    "index_path", "routes", "decomposer", "router", "top_k", "mode", "embedder", "collections",
 )
 
 
@@ -32,7 +32,11 @@ def _print(result: Any) -> None:
         where = (
             f"[{passage.start}:{passage.end}]" if passage.start is not None else "(rendered)"
         )
-        found = ", ".join(f"#{hit.rank} for {hit.sub_query!r}" for hit in passage.found_by)
+        found = ", ".join(
+            f"#{hit.rank} for {hit.sub_query!r}"
+            + (f" in {'+'.join(hit.collections)}" if hit.collections else "")
+            for hit in passage.found_by
+        )
         name = printable(passage.document_id)  # a file name may hold a newline
         click.echo(f"\n  {n}. {name} {where}  score {passage.score:.4f}  {found}")
         text = " ".join(passage.content.split())
@@ -47,7 +51,15 @@ def _print(result: Any) -> None:
     help="Route set (JSON/YAML/TOML): routes may say how their sub-queries are retrieved.",
 )
 @click.option("--decomposer", default=None, help=f"[default: {DEFAULT_DECOMPOSER}]")
-@click.option("--router", default=None, help=f"[default: {DEFAULT_ROUTER}]")
+@click.option(
+    "--router", default=None,
+    help="A registered router, or 'none' (no routing) [default: the routes fitted from the "
+    "index's collections; with --routes ragloom-rules:keyword].",
+)
+@click.option(
+    "--collection", "collections", multiple=True, metavar="NAME",
+    help="Search only this collection of the index (repeatable).",
+)
 @click.option("-k", "--top-k", "top_k", default=DEFAULT_TOP_K, show_default=True,
               type=click.IntRange(1), help="Passages per sub-query and in the answer.")
 @click.option("--mode", type=click.Choice(["hybrid", "vector", "text"]), default=None,
@@ -70,6 +82,7 @@ def search(
     routes: str | None,
     decomposer: str | None,
     router: str | None,
+    collections: tuple[str, ...],
     top_k: int,
     mode: Literal["hybrid", "vector", "text"] | None,  # a click.Choice
     embedder: str | None,
@@ -110,6 +123,7 @@ def search(
     settings = SearchSettings(
         index=index_path, routes=routes, decomposer=decomposer, router=router, mode=mode,
         embedder=embedder, top_k=top_k, config=config, allow_imports=allow_imports,
+        collections=list(collections) or None,
     ) if config is None else SearchSettings(config=config, allow_imports=allow_imports)
     pipeline = build_search(settings)
     with pipeline:

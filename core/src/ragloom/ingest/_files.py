@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..collection import COLLECTION_KEY
 from ._report import Problem
 
 if TYPE_CHECKING:
@@ -25,7 +26,14 @@ if TYPE_CHECKING:
     from ..pipeline import Pipeline
     from ._walk import InputFile
 
-__all__ = ["FileDocuments", "document_fingerprint", "load_file", "pipeline_identity"]
+__all__ = [
+    "COLLECTION_KEY",
+    "FileDocuments",
+    "document_fingerprint",
+    "load_file",
+    "pipeline_identity",
+    "source_metadata",
+]
 
 #: ``read(path, *, doc_id, name, max_bytes, metadata) -> SourceFile`` (the signature of
 #: :func:`ragloom.loaders_builtin.read_source_file`).
@@ -76,7 +84,7 @@ def load_file(
     try:
         source = read(
             file.path, doc_id=file.doc_id, name=file.shown, max_bytes=max_file_size,
-            metadata={"source": file.shown},
+            metadata=source_metadata(file),
         )
         if not source.data.strip():
             out.skipped.append(Problem(
@@ -98,8 +106,18 @@ def load_file(
             continue
         meta = dict(document.metadata)
         meta.setdefault("format", str(document.content_format))
+        if file.collection is not None:
+            meta[COLLECTION_KEY] = file.collection
         out.documents.append(document.model_copy(update={"metadata": meta}))
     return out
+
+
+def source_metadata(file: InputFile) -> dict[str, Any]:
+    """The metadata a file's source starts with: its path, and its collection if it has one."""
+    metadata: dict[str, Any] = {"source": file.shown}
+    if file.collection is not None:
+        metadata[COLLECTION_KEY] = file.collection
+    return metadata
 
 
 def pipeline_identity(pipeline: Pipeline[Any]) -> str | None:
@@ -116,6 +134,11 @@ def pipeline_identity(pipeline: Pipeline[Any]) -> str | None:
 
 
 def document_fingerprint(identity: str, document: Document) -> str:
-    """The fingerprint a store keeps for ``document`` indexed by a pipeline of ``identity``."""
+    """The fingerprint a store keeps for ``document`` indexed by a pipeline of ``identity``
+    (its collection counts: a document moved to another collection is written again, its
+    chunks now saying so)."""
     text = f"{identity}\n{document.content_hash}\n{document.content_format}"
+    collection = document.metadata.get(COLLECTION_KEY)
+    if isinstance(collection, str):
+        text += f"\ncollection\n{collection}"
     return hashlib.sha256(text.encode()).hexdigest()[:32]

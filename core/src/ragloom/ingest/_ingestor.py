@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._install import install_hint
 from ..errors import ConfigurationError, PluginNotFoundError, RagloomError
-from ._files import document_fingerprint, load_file, pipeline_identity
+from ._files import document_fingerprint, load_file, pipeline_identity, source_metadata
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._report import IngestProgress, IngestReport, Problem
 from ._walk import InputFile, WalkResult, file_id, input_root, walk_inputs
@@ -129,6 +129,12 @@ class Ingestor:
             or a registered name; ``None``: the ``model2vec`` embedder when installed, else
             none: the store then searches by text only).
         sync: with a store, remove the documents under the paths given whose files are gone.
+        collection: the collection of every document ingested (recorded in each chunk's
+            metadata as ``collection``); ``None``: each top-level folder under a path given
+            is a collection, and files directly under it belong to its own folder's name.
+        fit_routes: with a store in a local folder, fit the routes of its collections again
+            (:mod:`ragloom.index_routes`) when the run changed what it holds, and save them
+            beside its tables.
         registry: the plugin registry (default: the pipeline's, else a new one).
         loaders: the ``LoaderSet`` that reads files (default: every installed loader,
             :meth:`ragloom.loaders_builtin.LoaderSet.from_registry`).
@@ -153,10 +159,17 @@ class Ingestor:
         store: Store | None = None,
         embedder: Any = None,
         sync: bool = False,
+        collection: str | None = None,
+        fit_routes: bool = True,
         registry: Registry | None = None,
         loaders: Any = None,
     ) -> None:
         from ..plugins import Registry
+
+        if collection is not None and (not isinstance(collection, str) or not collection.strip()):
+            raise ConfigurationError(f"collection must be a non-blank name, got {collection!r}")
+        self.collection = None if collection is None else collection.strip()
+        self.fit_routes = fit_routes
 
         if pipeline is not None and (chunk_size is not None or length_function is not None):
             raise ConfigurationError(
@@ -437,7 +450,8 @@ class Ingestor:
         self._record = {}
         root = self._prepare_index(texts)
         walked = walk_inputs(
-            texts, exclude=self._cache_files(), exclude_dirs=[own] if own else [], root=root
+            texts, exclude=self._cache_files(), exclude_dirs=[own] if own else [], root=root,
+            collection=self.collection,
         )
         check_outputs(walked, out, failures, self._cache_files(), arguments=texts)
         self._open_cache()
@@ -490,6 +504,8 @@ class Ingestor:
                 if stale:
                     report.deleted = self.store.delete(stale)
             report.warnings.extend(run.warnings)
+            if self.store is not None and self.fit_routes:
+                report.routes = _refresh_routes(self.store, self.registry)
             if failures is not None:
                 with AtomicJsonlWriter(failures, flag="--failures") as failure_file:
                     for problem in report.failures:
@@ -715,6 +731,21 @@ def _check_writable(flag: str, path: Path) -> None:
         )
     if probe.exists() and not os.access(probe, os.W_OK | os.X_OK):
         raise ConfigurationError(f"cannot write {flag} {path}: {probe} is not writable")
+
+
+def _refresh_routes(store: Any, registry: Any) -> dict[str, Any] | None:
+    """Fit the index's routes again when what it holds changed; what they are now."""
+    from ..index_routes import refresh_routes
+
+    fitted, fresh = refresh_routes(store, registry=registry)
+    if fitted is None:
+        return None
+    return {
+        "collections": [c.to_dict() for c in fitted.collections],
+        "routing": "fitted" if fitted.note is None else fitted.note,
+        "fitted": fresh,
+        "fit": fitted.fit,
+    }
 
 
 def _location(store: Any) -> str | None:
@@ -1198,7 +1229,7 @@ class _FileMemo:
         try:
             return read_source_file(
                 file.path, doc_id=file.doc_id, name=file.shown, max_bytes=max_bytes,
-                metadata={"source": file.shown},
+                metadata=source_metadata(file),
             )
         except LoadError:
             return None
@@ -1217,6 +1248,8 @@ class _FileMemo:
             return None
         digest = hashlib.sha256(source.data).hexdigest()
         text = f"{self.base}{loader_identity}\n{len(file.doc_id)}:{file.doc_id}\n{digest}"
+        if file.collection is not None:
+            text += f"\ncollection\n{file.collection}"
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
     def get(self, key: str | None) -> list[tuple[str, str]] | None:

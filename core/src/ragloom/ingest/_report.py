@@ -91,6 +91,11 @@ class IngestReport:
     cache: str = "off"
     #: Warnings worth showing a user (a step run without its cache, an observer that raised).
     warnings: list[str] = field(default_factory=list)
+    #: With an index: its collections and the routes fitted from them (``collections``, each
+    #: with ``name``, ``documents``, ``chunks``; ``routing``: ``"fitted"`` or why there is no
+    #: routing; ``fitted``: whether this run fitted them; ``fit``: what held-out utterances
+    #: measured). ``None`` without an index or when the index has no local folder.
+    routes: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -121,4 +126,5 @@ class IngestReport:
             "skipped": [p.to_dict() for p in self.skipped],
             "failures": [p.to_dict() for p in self.failures],
             "warnings": list(self.warnings),
+            "routes": self.routes,
         }

@@ -5,6 +5,9 @@ root of the arguments), with ``/`` separators, so ``docs``, ``./docs`` and ``/ab
 give the same ids. Ids are lossless and reversible: every ``%`` is written ``%25`` and every byte
 of a name that is not valid UTF-8 ``%XX`` (:func:`file_id`), so two different files never share
 an id (and two that still would, on a case-insensitive filesystem, are reported, never merged).
+Each file also gets a *collection*: the top-level folder it is in under the argument it was
+found through, or, for a file directly under that argument (or given itself), the name of the
+argument's own folder; one name given for the run overrides them all.
 """
 
 from __future__ import annotations
@@ -14,18 +17,27 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 __all__ = [
-    "InputFile", "WalkProblem", "WalkResult", "display_path", "file_id", "walk_inputs",
+    "InputFile",
+    "WalkProblem",
+    "WalkResult",
+    "collection_of",
+    "display_path",
+    "file_id",
+    "folder_name",
+    "walk_inputs",
 ]
 
 
 @dataclass(frozen=True, slots=True)
 class InputFile:
     """A file to ingest: its path (as reached from the arguments, usable with ``open``), its
-    document id, and its path for display (always valid UTF-8)."""
+    document id, its path for display (always valid UTF-8) and its collection (``None``: none
+    recorded)."""
 
     path: str
     doc_id: str
     shown: str
+    collection: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +95,23 @@ def _is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
+def folder_name(path: str) -> str:
+    """The name of the folder at ``path`` (``.`` and ``docs/`` are named as the folders they
+    are), valid UTF-8; ``"root"`` for the file system's root."""
+    name = os.path.basename(os.path.normpath(os.path.abspath(path)))
+    return display_path(name) if name else "root"
+
+
+def collection_of(arg: str, path: str) -> str:
+    """The collection of the file at ``path`` found through the argument ``arg``: the
+    top-level folder it is in under ``arg``, else (a file directly under ``arg``, or ``arg``
+    itself a file) the name of ``arg``'s own folder."""
+    if not os.path.isdir(arg):
+        return folder_name(os.path.dirname(os.path.abspath(arg)))
+    parts = os.path.relpath(os.path.abspath(path), os.path.abspath(arg)).split(os.sep)
+    return display_path(parts[0]) if len(parts) > 1 else folder_name(arg)
+
+
 def input_root(paths: Iterable[str]) -> str:
     """The common root of ``paths`` (a folder counts as itself, a file as its folder)."""
     anchors = []
@@ -98,6 +127,7 @@ def walk_inputs(
     exclude: Iterable[str] = (),
     exclude_dirs: Iterable[str] = (),
     root: str | None = None,
+    collection: str | None = None,
 ) -> WalkResult:
     """Every file under ``paths`` (files as given, folders walked), sorted by document id.
 
@@ -105,7 +135,8 @@ def walk_inputs(
     be listed is a :class:`WalkProblem`. Paths in ``exclude`` (the run's own output and cache
     files) and everything under ``exclude_dirs`` (the index written) are left out. A file
     reached twice is listed once. Ids are relative to ``root`` (default: the common root of
-    ``paths``; every path must then be under it).
+    ``paths``; every path must then be under it). Each file's collection is ``collection``
+    when given, else its folder's (see :func:`collection_of`).
     """
     args = list(paths)
     if not args:
@@ -124,14 +155,17 @@ def walk_inputs(
     found: dict[str, InputFile] = {}
     problems: list[WalkProblem] = []
 
-    def add(path: str) -> None:
+    def add(arg: str, path: str) -> None:
         absolute = os.path.abspath(path)
         if absolute in excluded or inside_pruned(absolute):
             return
         doc_id = ident(path)
         previous = found.get(doc_id)
         if previous is None:
-            found[doc_id] = InputFile(path, doc_id, display_path(path))
+            found[doc_id] = InputFile(
+                path, doc_id, display_path(path),
+                collection if collection is not None else collection_of(arg, path),
+            )
         elif os.path.abspath(previous.path) != absolute:
             problems.append(
                 WalkProblem(
@@ -143,12 +177,12 @@ def walk_inputs(
 
     for arg in args:
         if not os.path.isdir(arg):
-            add(arg)
+            add(arg, arg)
             continue
         if inside_pruned(arg):
             continue
         for path in _walk_dir(arg, problems, ident, pruned):
-            add(path)
+            add(arg, path)
     files = sorted(found.values(), key=lambda f: f.doc_id)
     problems.sort(key=lambda p: p.doc_id)
     return WalkResult(files, problems, root)

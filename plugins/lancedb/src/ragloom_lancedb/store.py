@@ -1320,9 +1320,12 @@ class LanceDBStore(Store):
 
     # -- reading ----------------------------------------------------------------------------
 
-    def chunks(self, document_ids: Iterable[str] | None = None) -> dict[str, list[Document]]:
+    def chunks(
+        self, document_ids: Iterable[str] | None = None, *, vectors: bool = True
+    ) -> dict[str, list[Document]]:
         """The stored chunks of these documents (``None``: of every document), by document
-        id, each document's in chunk order, every chunk with its vector as ``embedding``.
+        id, each document's in chunk order, every chunk with its vector as ``embedding``
+        (``vectors=False``: without, reading no vector).
 
         What an index holds, read back whole (to inspect or export it, or to check it against
         a fresh ingest); a document with no chunks, or not stored, has no entry. Reads every
@@ -1339,30 +1342,83 @@ class LanceDBStore(Store):
         chunks = snapshot.chunks if snapshot is not None else self._tables()[0]
         if chunks is None:
             return {}
+        columns = list(_CHUNK_COLUMNS) if vectors else _RESULT_COLUMNS
         with self._guard("read the chunks"):
             if _is_dataset(chunks):
-                tables = [chunks.to_table(columns=list(_CHUNK_COLUMNS))] if ids is None else [
-                    chunks.to_table(columns=list(_CHUNK_COLUMNS), filter=predicate)
+                tables = [chunks.to_table(columns=list(columns))] if ids is None else [
+                    chunks.to_table(columns=list(columns), filter=predicate)
                     for predicate in self._in("document_id", ids)
                 ]
             elif ids is None:
-                tables = [chunks.to_arrow()]
+                tables = [
+                    chunks.to_arrow() if vectors
+                    else chunks.search().select(columns).limit(None).to_arrow()
+                ]
             else:
                 tables = [
-                    chunks.search().where(predicate).select(list(_CHUNK_COLUMNS)).limit(None)
-                    .to_arrow()
+                    chunks.search().where(predicate).select(columns).limit(None).to_arrow()
                     for predicate in self._in("document_id", ids)
                 ]
         found: dict[str, list[Document]] = {}
         for table in tables:
-            vectors = table.column("vector").to_pylist()
+            listed_vectors = (
+                table.column("vector").to_pylist() if vectors else [None] * table.num_rows
+            )
             for row, vector in zip(
-                table.select(_RESULT_COLUMNS).to_pylist(), vectors, strict=True
+                table.select(_RESULT_COLUMNS).to_pylist(), listed_vectors, strict=True
             ):
                 found.setdefault(row["document_id"], []).append(_chunk_of(row, vector))
         for listed in found.values():
             listed.sort(key=lambda c: (c.index is None, c.index or 0, c.id))
         return dict(sorted(found.items()))
+
+    def count_values(self, key: str) -> dict[str | None, tuple[int, int]]:
+        """Every string value of the metadata key ``key`` among the stored chunks, with how
+        many documents and chunks hold it; ``None`` counts the chunks without one (a chunk
+        whose value is a list counts for each of its strings). Reads two light columns
+        (document ids and the metadata's ``where`` tokens), no text and no vector."""
+        documents: dict[str | None, set[str]] = {}
+        counts: dict[str | None, int] = {}
+        for document, values in self._chunk_values(key):
+            for value in values or [None]:
+                documents.setdefault(value, set()).add(document)
+                counts[value] = counts.get(value, 0) + 1
+        return {
+            value: (len(documents[value]), counts[value])
+            for value in sorted(counts, key=lambda v: (v is None, v or ""))
+        }
+
+    def document_values(self, key: str) -> dict[str, list[str]]:
+        """The string values of the metadata key ``key`` of each stored document (the union
+        over its chunks, in the order first met; a document whose chunks hold none has an
+        empty list). Reads the same two light columns as :meth:`count_values`."""
+        found: dict[str, dict[str, None]] = {}
+        for document, values in self._chunk_values(key):
+            found.setdefault(document, {}).update(dict.fromkeys(values))
+        return {document: list(values) for document, values in sorted(found.items())}
+
+    def _chunk_values(self, key: str) -> list[tuple[str, list[str]]]:
+        """Each chunk's document id and string values of the metadata key ``key``."""
+        if not isinstance(key, str) or not key:
+            raise InvalidInputError(f"key must be a metadata key, got {key!r}")
+        chunks, _ = self._tables()
+        if chunks is None:
+            return []
+        with self._guard("read the metadata"):
+            table = (
+                chunks.search().select(["document_id", "where_tokens"]).limit(None).to_arrow()
+            )
+        prefix = f"{len(key)}:{key}=s"
+        return [
+            (document, list(dict.fromkeys(
+                t[len(prefix):] for t in tokens or () if t.startswith(prefix)
+            )))
+            for document, tokens in zip(
+                table.column("document_id").to_pylist(),
+                table.column("where_tokens").to_pylist(),
+                strict=True,
+            )
+        ]
 
     def fingerprints(self) -> dict[str, str]:
         with self._lock:

@@ -182,9 +182,11 @@ class RayEngine(Engine):
         caches = cache_files(spec, [job_cache] if job_cache else [])
         cache_side = [p + s for p in caches for s in ("", "-wal", "-shm", "-journal")]
         outputs = [os.fspath(p) for p in (job.out, job.failures) if p is not None]
+        collection = _collection(job.collection)
         index_dir = [job.index] if job.index is not None and not is_uri(job.index) else []
-        walked = walk_uris(uris) if uris else walk_inputs(
-            texts, exclude=outputs + cache_side, exclude_dirs=index_dir  # never read the index
+        walked = walk_uris(uris, collection=collection) if uris else walk_inputs(
+            texts, exclude=outputs + cache_side, exclude_dirs=index_dir,  # never read the index
+            collection=collection,
         )
         check_outputs(walked, job.out, job.failures, cache_side)
         if not walked.files:  # nothing to run: nothing written, no Ray started
@@ -208,6 +210,15 @@ class RayEngine(Engine):
                 import ray
 
                 ray.shutdown()
+
+
+def _collection(name: str | None) -> str | None:
+    """The job's collection, as a local run takes it (a blank name refused)."""
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigurationError(f"collection must be a non-blank name, got {name!r}")
+    return name.strip()
 
 
 def _connect(settings: RaySettings) -> bool:
@@ -408,6 +419,8 @@ def _execute(files: list[Any], config: Any, settings: RaySettings) -> Any:
             "path": f.path if "://" in f.path else os.path.abspath(f.path),
             "doc_id": f.doc_id,
             "shown": f.shown,
+            # every file walked has one; "" stands for none (a blank name is refused)
+            "collection": f.collection or "",
         }
         for i, f in enumerate(files)
     ]

@@ -39,8 +39,12 @@ def _hidden(relative: str) -> bool:
     return any(part.startswith(".") for part in relative.split("/"))
 
 
-def walk_uris(uris: Sequence[str]) -> WalkResult:
+def walk_uris(uris: Sequence[str], *, collection: str | None = None) -> WalkResult:
     """Every file under ``uris`` (all on one filesystem), sorted by document id.
+
+    Each file's collection is ``collection`` when given, else as for local paths (see
+    :func:`ragloom.ingest.walk_inputs`): the top-level folder it is in under the URI it was
+    found through, or that URI's own folder name for a file directly under it (or given).
 
     Raises:
         ConfigurationError: a URI does not exist, cannot be opened, or the URIs are on
@@ -83,9 +87,26 @@ def walk_uris(uris: Sequence[str]) -> WalkResult:
         for entry in entries:
             doc_id = posixpath.relpath(entry.path, root)
             full = f"{scheme}://{entry.path}" if scheme != "file" else f"file://{entry.path}"
-            found.setdefault(doc_id, InputFile(full, doc_id, full))
+            found.setdefault(doc_id, InputFile(
+                full, doc_id, full,
+                collection if collection is not None else _collection_of(info, entry.path),
+            ))
     files = sorted(found.values(), key=lambda f: f.doc_id)
     return WalkResult(files, problems, f"{scheme}://{root}")
+
+
+def _collection_of(arg: Any, path: str) -> str:
+    """The collection of the file at ``path`` found through the URI whose info is ``arg``."""
+    from pyarrow import fs
+
+    if arg.type != fs.FileType.Directory:
+        return _folder_name(posixpath.dirname(arg.path))
+    parts = posixpath.relpath(path, arg.path).split("/")
+    return parts[0] if len(parts) > 1 else _folder_name(arg.path)
+
+
+def _folder_name(path: str) -> str:
+    return posixpath.basename(posixpath.normpath(path)) or "root"
 
 
 def read_uri_file(

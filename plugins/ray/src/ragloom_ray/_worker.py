@@ -70,7 +70,8 @@ def _doc_of(item: Any) -> str | None:
 
 
 class IngestWorker:
-    """A Ray Data callable class: batches of files (``file``, ``path``, ``doc_id``, ``shown``)
+    """A Ray Data callable class: batches of files (``file``, ``path``, ``doc_id``, ``shown``,
+    ``collection``)
     in, rows (:func:`ROW_SCHEMA`) out."""
 
     def __init__(self, config: WorkerConfig) -> None:
@@ -102,9 +103,10 @@ class IngestWorker:
         from ragloom.ingest import InputFile
 
         files = [
-            (int(i), InputFile(str(p), str(d), str(s)))
-            for i, p, d, s in zip(
-                batch["file"], batch["path"], batch["doc_id"], batch["shown"], strict=True
+            (int(i), InputFile(str(p), str(d), str(s), str(c) or None))
+            for i, p, d, s, c in zip(
+                batch["file"], batch["path"], batch["doc_id"], batch["shown"],
+                batch["collection"], strict=True,
             )
         ]
         rows = self.process(files)

@@ -9,6 +9,7 @@ float64 error stays far below float32 resolution).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,7 @@ __all__ = [
     "LinearHead",
     "RouteIndex",
     "accuracy_threshold",
+    "held_accuracy_threshold",
     "balanced_threshold",
     "prototype_labels",
     "recall_threshold",
@@ -387,6 +389,27 @@ def rejection_threshold(scores: np.ndarray, recall: float) -> float:
         raise ValueError("no scores to take a threshold from")
     count = int(np.ceil(recall * s.size - 1e-9))
     return float(np.nextafter(s[max(count, 1) - 1], np.inf))
+
+
+def held_accuracy_threshold(
+    scores: np.ndarray, correct: np.ndarray, in_scope: np.ndarray, accuracy: float,
+    *, z: float = 1.645,
+) -> float | None:
+    """The highest threshold whose in-scope accuracy (right and kept, over every in-scope
+    score) stays at least ``accuracy`` with a one-sided margin of ``z`` standard errors
+    (1.645: 95%), so that it holds on utterances the threshold was not fitted on; ``None``
+    (no threshold) when even keeping everything does not reach it."""
+    if not 0 < accuracy <= 1:
+        raise ValueError(f"accuracy must be in (0, 1], got {accuracy}")
+    n = int(np.count_nonzero(in_scope))
+    if n == 0:
+        return None
+    right = np.sort(np.asarray(scores, dtype=np.float64)[correct & in_scope])[::-1]
+    for kept in range(1, right.size + 1):
+        share = kept / n
+        if share - z * math.sqrt(share * (1 - share) / n) >= accuracy:
+            return float(right[kept - 1])
+    return None
 
 
 def recall_threshold(scores: np.ndarray, recall: float) -> float:

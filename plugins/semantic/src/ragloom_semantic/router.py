@@ -26,6 +26,7 @@ from ._scoring import (
     RouteIndex,
     accuracy_threshold,
     balanced_threshold,
+    held_accuracy_threshold,
     recall_threshold,
     rejection_threshold,
     top_two,
@@ -453,10 +454,20 @@ class SemanticRouter(Router):
     def scores(self, query: str) -> dict[str, float]:
         """Every scorable route's score for ``query`` on the scoring's own scale (route
         probabilities for ``"linear"``)."""
+        return self.scores_many([query])[0]
+
+    def scores_many(self, queries: Sequence[str]) -> list[dict[str, float]]:
+        """:meth:`scores` of many queries at once (one encode call)."""
+        if isinstance(queries, str):
+            raise TypeError("scores_many takes a sequence of queries, not one string")
+        if not queries:
+            return []
         state = self.warm_up()
-        vectors = self.encoder.encode([query])
-        matrix = self._score_matrix(state, vectors)
-        return {r.name: float(s) for r, s in zip(self._scorable, matrix[0], strict=True)}
+        matrix = self._score_matrix(state, self.encoder.encode(list(queries)))
+        return [
+            {r.name: float(s) for r, s in zip(self._scorable, row, strict=True)}
+            for row in matrix
+        ]
 
     # -- embedding and scoring ---------------------------------------------------------------
 
@@ -555,6 +566,7 @@ class SemanticRouter(Router):
         criterion: Criterion = "balanced",
         oos_recall: float | None = None,
         min_recall: float | None = None,
+        min_accuracy: float | None = None,
         per_route: bool = False,
         min_route_examples: int = 10,
     ) -> SemanticRouter:
@@ -574,7 +586,11 @@ class SemanticRouter(Router):
           out-of-scope utterances to the default route (the most in-scope accuracy for that
           rejection);
         - ``min_recall=r``: the highest threshold that keeps the share ``r`` of the in-scope
-          utterances (no out-of-scope utterance needed).
+          utterances (no out-of-scope utterance needed);
+        - ``min_accuracy=a``: the highest threshold (the most out-of-scope rejection) whose
+          in-scope accuracy stays at least ``a`` on utterances it was not fitted on: the
+          accuracy measured here less a one-sided 95% margin (1.645 standard errors) must
+          reach ``a`` (no threshold when nothing does).
 
         What was measured is kept in :attr:`calibration`: the chosen point and the trade-off
         curve (in-scope accuracy at each out-of-scope rejection level), from which another
@@ -586,8 +602,9 @@ class SemanticRouter(Router):
 
         Raises:
             ConfigurationError: mismatched lengths, no utterances, an unknown label or
-                criterion, both ``oos_recall`` and ``min_recall``, a share outside (0, 1], or
-                no out-of-scope utterances without ``min_recall``.
+                criterion, more than one of ``oos_recall``, ``min_recall`` and
+                ``min_accuracy``, a share outside (0, 1], or no out-of-scope utterances without
+                ``min_recall`` or ``min_accuracy``.
         """
         if isinstance(utterances, str) or isinstance(labels, str):
             raise ConfigurationError("utterances and labels must be sequences, not strings")
@@ -601,13 +618,16 @@ class SemanticRouter(Router):
             raise ConfigurationError(
                 f"criterion must be one of {', '.join(map(repr, CRITERIA))}, got {criterion!r}"
             )
-        for name, share in (("oos_recall", oos_recall), ("min_recall", min_recall)):
+        for name, share in (
+            ("oos_recall", oos_recall), ("min_recall", min_recall),
+            ("min_accuracy", min_accuracy),
+        ):
             if share is not None and not (
                 isinstance(share, int | float) and not isinstance(share, bool) and 0 < share <= 1
             ):
                 raise ConfigurationError(f"{name} must be in (0, 1], got {share!r}")
-        if oos_recall is not None and min_recall is not None:
-            raise ConfigurationError("give oos_recall or min_recall, not both")
+        if sum(x is not None for x in (oos_recall, min_recall, min_accuracy)) > 1:
+            raise ConfigurationError("give one of oos_recall, min_recall and min_accuracy")
         position = {r.name: i for i, r in enumerate(self._scorable)}
         oos_names = {self.oos_label} if self.oos_label is not None else set()
         if self._default_route is not None and self._default_route not in position:
@@ -624,19 +644,19 @@ class SemanticRouter(Router):
             target[i] = position[label]
         in_scope = target >= 0
         oos = ~in_scope
-        if not oos.any() and min_recall is None:
+        if not oos.any() and min_recall is None and min_accuracy is None:
             raise ConfigurationError(
                 "fit needs out-of-scope utterances (label None or oos_label) to learn a "
                 "threshold, or min_recall"
             )
-        if min_recall is not None and not in_scope.any():
-            raise ConfigurationError("min_recall needs in-scope utterances")
+        if (min_recall is not None or min_accuracy is not None) and not in_scope.any():
+            raise ConfigurationError("min_recall and min_accuracy need in-scope utterances")
         state = self.warm_up()
         vectors = self.encoder.encode(list(utterances))
         best, score, _, _ = self._rank(state, vectors)
         score = np.asarray(score, dtype=np.float64)
         correct = in_scope & (best == target)
-        rule = _Rule(criterion, oos_recall, min_recall)
+        rule = _Rule(criterion, oos_recall, min_recall, min_accuracy)
         global_threshold = rule.threshold(score, correct, in_scope, oos)
         routes = list(self._routes)
         for i, route in enumerate(routes):
@@ -753,9 +773,12 @@ class _Rule:
     criterion: str
     oos_recall: float | None
     min_recall: float | None
+    min_accuracy: float | None = None
 
     @property
     def name(self) -> str:
+        if self.min_accuracy is not None:
+            return f"min_accuracy={self.min_accuracy:g}"
         if self.oos_recall is not None:
             return f"oos_recall={self.oos_recall:g}"
         if self.min_recall is not None:
@@ -765,6 +788,8 @@ class _Rule:
     def threshold(
         self, score: np.ndarray, correct: np.ndarray, in_scope: np.ndarray, oos: np.ndarray
     ) -> float | None:
+        if self.min_accuracy is not None:
+            return held_accuracy_threshold(score, correct, in_scope, self.min_accuracy)
         if self.min_recall is not None:
             return recall_threshold(score[in_scope], self.min_recall)
         if self.oos_recall is not None:

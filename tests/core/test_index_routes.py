@@ -1,0 +1,185 @@
+"""Collections in the walk, and the routing by collection: fitted gaps, the decisions of a
+:class:`CollectionRouter` (restrict, boost, too close), and the searches each decision makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ragloom.index_routes import (
+    ALL_COLLECTIONS,
+    TOO_CLOSE,
+    CollectionRouter,
+    WholeIndex,
+    fit_gaps,
+    fit_routes,
+)
+from ragloom.ingest import walk_inputs
+from ragloom.models import Document
+from ragloom.multi_query import SubQueryRoute
+from ragloom.multi_retrieval import RetrieveStep
+from ragloom.retrieval import Retriever
+from ragloom.stores import ScoredChunk
+
+
+def test_collections_of_walked_files(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    for name in ("guides/a.md", "guides/deep/b.md", "api/c.md", "top.md"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x", encoding="utf-8")
+    walked = walk_inputs([str(root)])
+    assert {f.doc_id: f.collection for f in walked.files} == {
+        "api/c.md": "api", "guides/a.md": "guides", "guides/deep/b.md": "guides",
+        "top.md": "docs",
+    }
+    given = walk_inputs([str(root / "top.md"), str(root / "guides")])
+    assert {f.doc_id: f.collection for f in given.files} == {
+        "top.md": "docs", "guides/a.md": "guides", "guides/deep/b.md": "deep",
+    }
+    named = walk_inputs([str(root)], collection="all-docs")
+    assert {f.collection for f in named.files} == {"all-docs"}
+    # ids are those of a walk without collections
+    assert [f.doc_id for f in named.files] == [f.doc_id for f in walked.files]
+
+
+def test_fitted_gaps_keep_the_precision_asked() -> None:
+    # three collections; a wide gap is always right, a narrow one right half the time
+    ranked, labels = [], []
+    for i in range(100):
+        wide = i % 2 == 0
+        gap = 0.3 if wide else 0.01
+        ranked.append([("a", 0.8), ("b", 0.8 - gap), ("c", 0.1)])
+        labels.append("a" if wide or i % 4 == 1 else "b")
+    gaps = fit_gaps(ranked, labels, precision=0.95)
+    assert gaps[0] == pytest.approx(0.3)  # only the wide ones are restricted to one
+    # the narrow ones are in {a, b}, far above c: restricted to both
+    assert gaps[1] == pytest.approx(0.69)
+    assert fit_gaps(ranked, labels, precision=0.5)[0] == pytest.approx(0.01)
+    assert fit_gaps(ranked[:5], labels[:5], precision=0.95) == [None, None]  # too few
+
+
+class Scores:
+    """A router that scores routes as told (what CollectionRouter needs)."""
+
+    def __init__(self, scores: dict[str, float]) -> None:
+        self.next = scores
+        self.valid_routes = (*scores, ALL_COLLECTIONS)
+        self.config_hash = "scores"
+
+    def scores(self, query: str) -> dict[str, float]:
+        return dict(self.next)
+
+
+def test_a_collection_router_restricts_boosts_or_leaves_the_whole_index() -> None:
+    scorer = Scores({"git": 0.8, "sqlite": 0.5, "debian": 0.45})
+    router = CollectionRouter(scorer, restrict_gaps=[0.2, 0.3], boost_gap=0.05)
+    sure = router.decide_sync("q")
+    assert (sure.route, sure.retrieval, sure.collections) == ("git", "restrict", ["git"])
+    assert (sure.runner_up, sure.runner_up_score) == ("sqlite", 0.5)
+    scorer.next = {"git": 0.6, "sqlite": 0.5, "debian": 0.35}
+    boosted = router.decide_sync("q")
+    assert (boosted.route, boosted.retrieval, boosted.collections) == ("git", "boost", ["git"])
+    scorer.next = {"git": 0.6, "sqlite": 0.58, "debian": 0.1}
+    two = router.decide_sync("q")  # close to each other, far above the third
+    assert (two.retrieval, two.collections) == ("restrict", ["git", "sqlite"])
+    scorer.next = {"git": 0.6, "sqlite": 0.58, "debian": 0.57}
+    close = router.decide_sync("q")
+    assert (close.route, close.retrieval, close.note) == ("git", None, TOO_CLOSE)
+    scorer.next = {"git": 0.0, "sqlite": 0.0, "debian": 0.0}
+    empty = router.decide_sync("q")
+    assert empty.route == ALL_COLLECTIONS and empty.is_fallback
+    # routing among some collections only
+    scorer.next = {"git": 0.8, "sqlite": 0.5, "debian": 0.45}
+    among = CollectionRouter(scorer, restrict_gaps=[0.01], collections=["sqlite", "debian"])
+    assert among.decide_sync("q").collections == ["sqlite"]
+    assert WholeIndex().decide_sync("q").note == "one collection: no routing"
+
+
+class Recording(Retriever):
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def retrieve(self, query: str, *, top_k: int | None = None,
+                 where: Any = None) -> list[ScoredChunk]:
+        self.calls.append((query, where))
+        name = (where or {}).get("collection", ["any"])[0]
+        chunk = Document(id=f"{name}#0", content="text " * 20, parent_id=name)
+        return [ScoredChunk(chunk, 1.0)]
+
+
+def test_restricted_and_boosted_sub_queries_search_as_they_say() -> None:
+    retriever = Recording()
+    step = RetrieveStep(retriever, top_k=5, boost_weight=0.5, whole_weight=0)
+    restrict = SubQueryRoute(sub_query="a", route="git", retrieval="restrict",
+                             collections=["git", "sqlite"])
+    searches = step._searches(restrict)
+    # restricted to two collections: one search over both, at the ask's weight
+    assert [(s.where, s.weight, s.collections) for s in searches] == [
+        ({"collection": ["git", "sqlite"]}, 1.0, ["git", "sqlite"]),
+    ]
+    boost = SubQueryRoute(sub_query="b", route="git", retrieval="boost", collections=["git"])
+    # a boost keeps the ask's own search at its weight and adds the collection's beside it
+    assert [(s.where, s.weight, s.collections) for s in step._searches(boost)] == [
+        (None, 1.0, None), ({"collection": ["git"]}, 0.5, ["git"]),
+    ]
+    plain = SubQueryRoute(sub_query="c", route="(whole index)", note=TOO_CLOSE)
+    assert [(s.where, s.weight) for s in step._searches(plain)] == [(None, 1.0)]
+
+
+def test_without_two_collections_or_the_semantic_router_nothing_is_routed(tmp_path) -> None:
+    from ragloom.errors import PluginNotFoundError
+
+    class Store:
+        def __init__(self, names: list[str]) -> None:
+            self.names = names
+
+        def count_values(self, key: str) -> dict[str | None, tuple[int, int]]:
+            return {name: (1, 1) for name in self.names}
+
+        def fingerprints(self) -> dict[str, str]:
+            return {"a": "1"}
+
+    class NoSemantic:
+        def resolve(self, kind: str, name: str) -> Any:
+            raise PluginNotFoundError(f"no {kind} {name}")
+
+    assert fit_routes(Store(["git"])).note == "one collection: no routing"
+    assert fit_routes(Store([])).note == "no collections: no routing"
+    missing = fit_routes(Store(["git", "sqlite"]), registry=NoSemantic())
+    assert missing.router is None and "ragloom-semantic" in (missing.note or "")
+
+
+def test_a_collections_route_is_fitted_from_a_bounded_seeded_sample(monkeypatch) -> None:
+    import ragloom.index_routes as routes
+
+    class Store:
+        """A collection of 50 documents, two chunks each (what sample_collection reads)."""
+
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def chunks(self, ids: list[str], *, vectors: bool = True) -> dict[str, list[Document]]:
+            self.asked = list(ids)
+            return {
+                d: [
+                    Document(id=f"{d}#{i}", parent_id=d, content=f"About {d}. " * 12,
+                             metadata={"title": f"Page {d}", "headings": [f"Part {i}"]})
+                    for i in range(2)
+                ]
+                for d in ids
+            }
+
+    monkeypatch.setattr(routes, "SAMPLE_DOCUMENTS", 20)
+    ids = [f"doc{n:02d}" for n in range(50)]
+    store = Store()
+    sample = routes.sample_collection(store, ids, "fp")
+    assert len(store.asked) == sample.documents == 20  # only the sample is read
+    assert routes.sample_collection(Store(), list(reversed(ids)), "fp") == sample  # seeded
+    # a new document changes the sample by at most one document in and one out (a title and
+    # two passages each)
+    grown = routes.sample_collection(Store(), [*ids, "doc50"], "fp2")
+    assert len(set(grown.examples) ^ set(sample.examples)) <= 6
+    # held-out documents give utterances and examples of their own, never the training ones
+    assert sample.utterances and sample.held_examples and sample.examples
+    assert not set(sample.held_examples) & set(sample.examples)
