@@ -131,4 +131,5 @@ def test_plan_picks_installed_components_by_name(rb, site: Path) -> None:
     check(unknown, 2, "unknown decomposer 'heuristc'; did you mean 'heuristic'?")
     with_file = rb("plan", "--config", EXAMPLES / "pipelines" / "plan-rules.toml",
                    "--router", "sample", "q")
-    check(with_file, 2, "--routes, --decomposer and --router choose the components without a file")
+    check(with_file, 2,
+          "--routes, --decomposer, --router and --index choose the components without")

@@ -97,6 +97,8 @@ def _run(ctx: click.Context, question: str, answerer: str | None,
         if _FIELD.get(name, name) in SearchSettings.model_fields
         and (config is None or name in ("config", "allow_imports"))
     }
+    # a repeatable option given no value is a setting left at its default
+    fields = {k: (list(v) or None) if isinstance(v, tuple) else v for k, v in fields.items()}
     settings = SearchSettings(**{k: v for k, v in fields.items() if v is not None})
     built = create_answerer(answerer, _options(answerer_options))
     try:
