@@ -1,7 +1,7 @@
 """``ragloom search`` as a whole process on a small index, next to ``python -c pass``.
 
     pip install -e './core[cli]' -e plugins/text -e plugins/rules -e plugins/loaders \
-        -e plugins/semantic -e 'plugins/lancedb[lance]'
+        -e plugins/semantic -e plugins/lancedb
     python benchmarks/bench_cli_search.py [--index PATH] [--runs 10]
 
 Without ``--index``, ingests ``examples/sample-docs`` and ``docs/`` (about 600 chunks) into a

@@ -1,7 +1,7 @@
 """What an evaluation costs: ``ragloom eval`` on 200 questions over a 100,000-chunk index.
 
     pip install -e "core[cli]" -e plugins/text -e plugins/rules -e plugins/semantic \\
-        -e "plugins/lancedb[lance]"
+        -e plugins/lancedb
     python benchmarks/bench_eval.py [--chunks 100000] [--questions 200] [--repeat 3]
         [--workdir DIR]
 

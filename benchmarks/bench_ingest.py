@@ -1,7 +1,7 @@
 """Files to a vector index end to end: ragloom against LlamaIndex's IngestionPipeline.
 
     pip install -e 'core[cli]' -e plugins/text -e plugins/loaders -e plugins/semantic \\
-        -e 'plugins/lancedb[lance]' llama-index-core llama-index-vector-stores-lancedb pandas
+        -e plugins/lancedb llama-index-core llama-index-vector-stores-lancedb pandas
     python benchmarks/bench_ingest.py [--sizes 20,200] [--peer-sizes 20] [--repeat 1]
         [--llama-encoders ragloom,model2vec] [--skip-cli] [--keep]
 

@@ -2,7 +2,7 @@
 
     apt-get install -y git-doc sqlite3-doc debian-handbook
     pip install -e "core[cli]" -e plugins/text -e plugins/rules -e plugins/semantic \\
-        -e plugins/loaders -e "plugins/lancedb[lance]" bm25s PyStemmer llama-index-core
+        -e plugins/loaders -e plugins/lancedb bm25s PyStemmer llama-index-core
     python benchmarks/bench_search.py [--part eval latency] [--half dev test] [--workdir DIR]
         [--json FILE] [--repeat 3] [--chunks 100000] [--queries 50]
 

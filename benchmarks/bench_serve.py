@@ -1,6 +1,6 @@
 """``ragloom serve`` under load: concurrent clients on loopback, latency and memory.
 
-    pip install -e './core[serve]' -e plugins/rules -e plugins/semantic -e 'plugins/lancedb[lance]' httpx
+    pip install -e './core[serve]' -e plugins/rules -e plugins/semantic -e plugins/lancedb httpx
     python benchmarks/bench_serve.py --index PATH [--clients 32] [--requests 2000]
         [--soak 10000] [--questions FILE] [--same]
 

@@ -12,7 +12,7 @@ from ragloom.models import Document
 from ragloom.stores import IndexedDocument, StoreError
 from ragloom_lancedb import LanceDBStore
 
-pytest.importorskip("lance", reason='needs pip install "./plugins/lancedb[lance]"')
+pytest.importorskip("lance", reason='needs pylance, a dependency of ragloom-lancedb')
 
 
 def chunk(doc: str, i: int, text: str, vector: list[float], **metadata) -> Document:

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("ragloom_semantic")
 pytest.importorskip("ragloom_text")
-pytest.importorskip("lance", reason='needs pip install "./plugins/lancedb[lance]"')
+pytest.importorskip("lance", reason='needs pylance, a dependency of ragloom-lancedb')
 
 CHILD = """
 import json, sys
