@@ -119,6 +119,19 @@ def test_search_and_plan_answer_with_the_json_of_the_command_line(server, index)
     }
 
 
+def test_ask_answers_with_the_json_of_the_command_line_and_exact_spans(server, index) -> None:
+    [expected] = cli_json("ask", QUESTION, "--index", str(index))
+    answered = server.client.post("/ask", json={"question": QUESTION})
+    assert answered.status_code == 200, answered.text
+    assert answered.json() == expected
+    assert expected["citations"] and expected["found"]
+    for citation in expected["citations"]:  # each quote is its document's text at its span
+        text = server.client.get(f"/documents/{citation['document_id']}").json()["text"]
+        assert text[citation["start"]:citation["end"]] == citation["quote"]
+    blank = server.client.post("/ask", json={"question": "   "})
+    assert blank.status_code == 422 and "blank" in blank.json()["error"]
+
+
 def test_a_document_is_its_chunks_text_at_their_offsets(server) -> None:
     answer = server.client.get("/search", params={"q": "How do I clear the cache?"}).json()
     passage = answer["passages"][0]
@@ -141,6 +154,7 @@ def test_the_token_is_required_except_for_health_and_the_page(server) -> None:
         for response in (
             anonymous.get("/search", params={"q": QUESTION}),
             anonymous.post("/plan", json={"question": QUESTION}),
+            anonymous.post("/ask", json={"question": QUESTION}),
             anonymous.get("/documents/guides/caching.md"),
             anonymous.get("/search", params={"q": QUESTION},
                           headers={"Authorization": "Bearer wrong"}),

@@ -65,6 +65,14 @@ def serve_missing() -> str:
     "the environment variable: a command line is visible to other users).",
 )
 @click.option(
+    "--answerer", default=None,
+    help="The answerer of POST /ask [default: ragloom:extractive, offline].",
+)
+@click.option(
+    "--answerer-option", "answerer_options", multiple=True, metavar="KEY=VALUE",
+    help="A setting of the answerer (repeatable), as for `ragloom ask`.",
+)
+@click.option(
     "--answer-cache", "answer_cache", default=1024, show_default=True, type=click.IntRange(0),
     help="Answers kept for questions asked again while the index is unchanged (0: none).",
 )
@@ -83,6 +91,8 @@ def serve(
     config: str | None,
     allow_imports: bool,
     token: str | None,
+    answerer: str | None,
+    answerer_options: tuple[str, ...],
     answer_cache: int,
 ) -> int:
     """Answer searches over HTTP: a page at /, POST /search (the JSON of `ragloom search
@@ -129,7 +139,13 @@ def serve(
         sock.close()
         raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     try:
-        state = ServeState(settings, ServeLimits(cached_answers=answer_cache))
+        from ..answering import create_answerer
+        from ._ask import _options
+
+        built = create_answerer(answerer, _options(answerer_options))
+        state = ServeState(
+            settings, ServeLimits(cached_answers=answer_cache), answerer=built
+        )
     except BaseException:  # no index, a bad routes file...: reported by the command line
         sock.close()
         raise

@@ -56,9 +56,15 @@ class ServeState:
     asked (the settings' ``top_k`` first), opened on first use and kept; closed by
     :meth:`close`."""
 
-    def __init__(self, settings: SearchSettings, limits: ServeLimits | None = None) -> None:
+    def __init__(
+        self, settings: SearchSettings, limits: ServeLimits | None = None, *,
+        answerer: Any = None,
+    ) -> None:
         settings.check()
         self.settings = settings
+        #: What ``POST /ask`` answers with (an :class:`~ragloom.answering.Answerer`; default:
+        #: the offline extractive one), chosen by whoever starts the server, never by a request.
+        self.answerer = answerer
         self.limits = limits or ServeLimits()
         self._searchers: dict[int, Searcher] = {}
         self._lock = threading.Lock()
@@ -93,6 +99,21 @@ class ServeState:
                 while len(self._answers) > self.limits.cached_answers:
                     self._answers.popitem(last=False)
         return text
+
+    async def ask(self, question: str, k: int | None) -> str:
+        """The JSON of ``ragloom ask --json`` for ``question``: the search, then the
+        server's answerer (raises the search's or the answerer's failure)."""
+        if self.answerer is None:
+            from ..answering import create_answerer
+
+            self.answerer = create_answerer()
+        if k is None or k == self.settings.top_k:
+            searcher = self.default
+        else:
+            searcher = await anyio.to_thread.run_sync(self.searcher, k)
+        result = await searcher.asearch(question)
+        answered = await self.answerer.answer(question, result)
+        return json.dumps(answered.model_dump(mode="json"), ensure_ascii=False)
 
     def searcher(self, k: int | None) -> Searcher:
         """The search with ``k`` passages (``None``: the settings' own)."""
@@ -253,7 +274,7 @@ def create_app(
     """The ASGI application answering searches with ``settings`` (opened now: a missing index
     or a bad routes file raises here, before anything listens).
 
-    ``token``: when given, ``/search``, ``/plan`` and ``/documents`` want the header
+    ``token``: when given, ``/search``, ``/ask``, ``/plan`` and ``/documents`` want the header
     ``Authorization: Bearer <token>`` (401 without it). The application closes the index
     when it shuts down.
     """
@@ -348,6 +369,21 @@ def create_app(
     async def search_post(body: SearchRequest) -> Response:
         """The JSON of `ragloom search --json` for the question."""
         return await answer(body.question, body.k)
+
+    @app.post("/ask", dependencies=guarded, summary="Answer a question with citations")
+    async def ask(body: SearchRequest) -> Response:
+        """The JSON of `ragloom ask --json` for the question: the answer, its claims, the
+        citations with their exact spans, and the search under it (the answerer is the
+        server's, `ragloom serve --answerer`)."""
+        asked = _check_question(body.question, limits)
+        k = _check_k(body.k, limits)
+        try:
+            text = await state.ask(asked, k)
+        except (InvalidInputError, ConfigurationError):
+            raise
+        except RagloomError as exc:
+            return _json({"query": asked, "error": str(exc)}, status=500)
+        return Response(text, media_type="application/json")
 
     @app.post("/plan", dependencies=guarded, summary="Plan a question (no retrieval)")
     async def plan(body: PlanRequest) -> Response:
