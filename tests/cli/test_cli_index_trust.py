@@ -70,6 +70,20 @@ def test_damage_is_reported_and_repaired_to_a_fresh_build(cli, workdir: Path) ->
     assert found.returncode == 2, found.stdout
     assert "(no passages found)" not in found.stdout
     assert "is damaged" in error_lines(found.stderr)[0]
+    # a search through a pipeline file is refused the same way
+    config = workdir / "search.toml"
+    config.write_text(
+        'version = 1\n[query.decomposer]\nname = "heuristic"\n'
+        '[query.router]\nname = "keyword"\n'
+        '[query.router.params]\ndefault_route = "general"\n'
+        '[[query.router.params.routes]]\nname = "general"\n'
+        '[retrieval]\nstore = { name = "lancedb", params = { path = "a" } }\n'
+        'retriever = { name = "store", params = { mode = "text" } }\n',
+        encoding="utf-8",
+    )
+    by_file = cli("search", "how do I clear the cache", "--config", config)
+    assert by_file.returncode == 2, by_file.stdout
+    assert "is damaged" in error_lines(by_file.stderr)[0]
     # ingest does not trust the damaged documents' fingerprints: it writes them again.
     status, report, err = ingest(cli, docs, "--index", workdir / "a", "--sync")
     assert status == 0, err

@@ -376,7 +376,17 @@ def _config_pipeline(config: str, allow_imports: bool) -> Pipeline[Any]:
             f"{config} is {what}; a search needs a 'query' block and a 'retrieval' section "
             "naming the store to search"
         )
-    return build_pipeline(config, allow_imports=allow_imports)
+    pipeline = build_pipeline(config, allow_imports=allow_imports)
+    store = getattr(getattr(pipeline, "block", None), "store", None)
+    if store is not None and callable(getattr(store, "check", None)):
+        try:
+            check_index(store)  # a damaged index is refused here too, never searched empty
+        except BaseException:
+            close = getattr(store, "close", None)
+            if callable(close):
+                close()
+            raise
+    return pipeline
 
 
 class Searcher:
