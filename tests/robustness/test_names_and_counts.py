@@ -71,3 +71,15 @@ def test_file_names_are_printed_escaped_in_the_summary_and_in_errors(rb, work: P
     assert len(err.strip().splitlines()) == 1 and "\x1b" not in err
     missing = rb("ingest", "no\nsuch", "-o", "x.jsonl", "--no-cache")
     assert missing.returncode == 2 and "no\\nsuch" in missing.stderr, missing.stderr
+
+
+def test_questions_are_printed_escaped_by_plan(rb) -> None:
+    """A question holding an escape sequence or a bidirectional override is printed escaped
+    in the plan's header and table (its JSON keeps it as asked)."""
+    question = "How do I clear the cache\x1b[2J\u202e and how do I write a plugin?"
+    proc = rb("plan", question, "--decomposer", "heuristic", "--router", "sample")
+    check(proc, 0)
+    assert "\x1b" not in proc.stdout and "\u202e" not in proc.stdout
+    assert "\\x1b[2J\\u202e" in proc.stdout.splitlines()[0]
+    as_json = rb("plan", question, "--decomposer", "heuristic", "--router", "sample", "--json")
+    assert json.loads(as_json.stdout)["query"] == question

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from .._printable import printable
 from ..answering import DEFAULT_ANSWERER
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
 from ._search import _NOT_WITH_CONFIG
@@ -42,7 +43,7 @@ def _options(values: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _print(answer: Any) -> None:
-    click.echo(f"Q: {answer.question}")
+    click.echo(f"Q: {printable(answer.question)}")
     click.echo(answer.text)
     if answer.citations:
         click.echo("\nSources:")
@@ -111,7 +112,7 @@ def _run(ctx: click.Context, question: str, answerer: str | None,
                     click.echo(json.dumps({"query": question, "error": str(exc)},
                                           ensure_ascii=False))
                 else:
-                    click.echo(f"Q: {question}\n  error: {exc}")
+                    click.echo(f"Q: {printable(question)}\n  error: {exc}")
                 return EXIT_FAILED
     except KeyboardInterrupt as exc:
         return interrupted(exc)

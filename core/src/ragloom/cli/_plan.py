@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
+from .._printable import printable
 from ..searcher import (
     DEFAULT_DECOMPOSER,
     DEFAULT_ROUTER,
@@ -204,7 +205,7 @@ class _InOrder:
             return
         if self.count > 1:
             click.echo("")
-        click.echo(f"Q{self.count}: {query}")
+        click.echo(f"Q{self.count}: {printable(query)}")
         if failed:
             click.echo(f"  error ({value['step']}): {value['error']}")
             return
@@ -242,7 +243,7 @@ def _plan_table(plan: list[Any]) -> str:
             notes.append(f"fallback: {route.fallback_reason}")
         if route.runner_up:
             notes.append(f"runner-up: {route.runner_up} {_score(route.runner_up_score)}")
-        cells = [str(i), route.sub_query, route.route, _score(route.score)]
+        cells = [str(i), printable(route.sub_query), printable(route.route), _score(route.score)]
         if scoped:
             cells.append(_search_cell(route))
         rows.append((*cells, "; ".join(notes)))

@@ -22,7 +22,7 @@ _NOT_WITH_CONFIG = (
 
 
 def _print(result: Any) -> None:
-    click.echo(f"Q: {result.query}")
+    click.echo(f"Q: {printable(result.query)}")
     click.echo(_plan_table(result.routing_plan))
     for failure in result.failures:
         click.echo(f"  failed: {failure.sub_query!r} ({failure.route}): {failure.error}")
@@ -146,5 +146,5 @@ def search(
         if as_json:
             click.echo(json.dumps({"query": question, "error": answer}, ensure_ascii=False))
         else:
-            click.echo(f"Q: {question}\n  error: {answer}")
+            click.echo(f"Q: {printable(question)}\n  error: {answer}")
     return EXIT_FAILED if failed else EXIT_OK
