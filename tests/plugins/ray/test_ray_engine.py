@@ -199,6 +199,34 @@ def test_a_plugin_missing_on_the_workers_is_named_by_the_cli(
     assert not (tmp_path / "out.jsonl").exists()
 
 
+def test_an_engine_run_keeps_the_index_root_and_refuses_a_damaged_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Checked before any worker starts: the paths must be the index's root (an engine names
+    documents by their paths under the folder given), and a damaged index is not written."""
+    import shutil
+
+    from ragloom.cli import main
+
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE, docs)
+    index = tmp_path / "ix"
+    assert main(["ingest", str(docs), "--index", str(index), "--no-cache", "-q"]) == 0
+    capsys.readouterr()
+    status = main([
+        "ingest", str(docs / "guides"), "--index", str(index), "--engine", "ray", "--no-cache",
+        "-q",
+    ])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert f"give the index's root {docs}" in err and "Traceback" not in err
+    shutil.rmtree(index / "chunks.lance")
+    status = main(["ingest", str(docs), "--index", str(index), "--engine", "ray", "--no-cache"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "is damaged" in err and "index check --repair" in err
+
+
 def test_an_input_that_kills_its_worker_every_time_stops_the_run_cleanly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -304,9 +304,10 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
             spec = dump_pipeline(pipeline)
         finally:
             pipeline.close()
+    record, embedder = _engine_preflight(settings)
     job = IngestJob(
         paths=tuple(settings.paths), spec=spec, out=out, failures=settings.failures,
-        index=settings.index, sync=settings.sync, embedder=settings.embedder,
+        index=settings.index, sync=settings.sync, embedder=embedder,
         cache=None if cache is False else cache, max_file_size=settings.max_file_size,
         chunk_size=settings.chunk_size, length_function=settings.length,
         allow_imports=settings.allow_imports, collection=settings.collection,
@@ -324,8 +325,70 @@ def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int
         from ._index import open_index
 
         with open_index(settings.index) as store:
+            if record:
+                store.set_properties(record)
             report.routes = _refresh_routes(store, registry)
     return _finish(report, settings, out)
+
+
+def _engine_preflight(settings: IngestSettings) -> tuple[dict[str, Any], str | None]:
+    """What a local ingest checks before it writes the index, for a run on an engine (which
+    names documents by their paths under the paths given and does not repair): the index is
+    whole, the paths' common folder is the index's root (so a file keeps its id, and --sync
+    stays inside the index's documents), and the embedder is the one that built it. Returns
+    what the index should record after the run (its root, the first time) and the embedder
+    to run with (by default the one the index records).
+
+    Raises:
+        StoreError: the index is damaged (with the command that repairs it).
+        ConfigurationError: the paths are not the index's root, or the embedder differs.
+    """
+    if settings.index is None:
+        return {}, settings.embedder
+    import os
+
+    from ..errors import ConfigurationError
+    from ..ingest import input_root
+    from ..stores import StoreError
+    from ._index import open_index
+
+    given = input_root(settings.paths)
+    with open_index(settings.index) as store:
+        found = store.check()
+        if not found.ok and not found.busy:
+            raise StoreError(
+                f"the index at {settings.index} is damaged: {'; '.join(found.problems)}; "
+                f"repair it with `ragloom index check --repair --index {settings.index}` "
+                "before a run on an engine (which does not repair; nothing was changed)"
+            )
+        properties = store.properties()
+    base = os.path.abspath(settings.index)
+    recorded = properties.get("root")
+    if isinstance(recorded, str) and recorded:
+        root = os.path.normpath(os.path.join(base, recorded))
+        if given != root:
+            raise ConfigurationError(
+                f"a run on an engine names documents by their paths under the folder given: "
+                f"give the index's root {root} (not {given}), or ingest without --engine"
+            )
+    held = properties.get("embedder")
+    if isinstance(held, dict) and held.get("name") and settings.embedder is not None:
+        wanted = settings.embedder
+        if wanted != held["name"] and wanted != str(held["name"]).split(":")[-1]:
+            raise ConfigurationError(
+                f"the index at {settings.index} was built with the embedder "
+                f"{held['name']!r}; this run embeds with {wanted!r}: use --embedder "
+                f"{held['name']}, or clear the index to rebuild it (nothing was changed)"
+            )
+    embedder = settings.embedder
+    if embedder is None and isinstance(held, dict) and held.get("name"):
+        embedder = str(held["name"])
+    if isinstance(recorded, str) and recorded:
+        return {}, embedder
+    try:  # relative to the index: a project moved as a whole keeps its ids
+        return {"root": os.path.relpath(given, base)}, embedder
+    except ValueError:  # another drive (Windows)
+        return {"root": given}, embedder
 
 
 def _finish(report: IngestReport, settings: IngestSettings, out: str | None) -> int:
