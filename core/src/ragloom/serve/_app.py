@@ -77,10 +77,7 @@ class ServeState:
         An answer is kept (up to ``limits.cached_answers``, least recently asked dropped
         first) with the version of the index it was read from, and given again only while
         the index is still at that version: a re-ingest makes every kept answer stale."""
-        if k is None or k == self.settings.top_k:
-            searcher = self.default
-        else:  # opening another search reads the index: not on the event loop
-            searcher = await anyio.to_thread.run_sync(self.searcher, k)
+        searcher = await self._searcher_for(k)
         reader = getattr(searcher.store, "read_version", None)
         version = reader() if reader is not None and self.limits.cached_answers else None
         key = (k, question)
@@ -107,13 +104,15 @@ class ServeState:
             from ..answering import create_answerer
 
             self.answerer = create_answerer()
-        if k is None or k == self.settings.top_k:
-            searcher = self.default
-        else:
-            searcher = await anyio.to_thread.run_sync(self.searcher, k)
-        result = await searcher.asearch(question)
+        result = await (await self._searcher_for(k)).asearch(question)
         answered = await self.answerer.answer(question, result)
         return json.dumps(answered.model_dump(mode="json"), ensure_ascii=False)
+
+    async def _searcher_for(self, k: int | None) -> Searcher:
+        if k is None or k == self.settings.top_k:
+            return self.default
+        # opening another search reads the index: not on the event loop
+        return await anyio.to_thread.run_sync(self.searcher, k)
 
     def searcher(self, k: int | None) -> Searcher:
         """The search with ``k`` passages (``None``: the settings' own)."""
@@ -336,11 +335,13 @@ def create_app(
         log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
         return _error(500, f"internal error ({type(exc).__name__}); see the server's log")
 
-    async def answer(question: str, k: int | None) -> Response:
+    async def answer(question: str, k: int | None, run: Any = state.answer) -> Response:
+        """``run`` (a search or an ask) for a checked question; a failed question is what
+        `ragloom search --json` (or `ask --json`) prints for it."""
         asked = _check_question(question, limits)
         k = _check_k(k, limits)
         try:
-            text = await state.answer(asked, k)
+            text = await run(asked, k)
         except (InvalidInputError, ConfigurationError):
             raise
         except RagloomError as exc:
@@ -375,15 +376,7 @@ def create_app(
         """The JSON of `ragloom ask --json` for the question: the answer, its claims, the
         citations with their exact spans, and the search under it (the answerer is the
         server's, `ragloom serve --answerer`)."""
-        asked = _check_question(body.question, limits)
-        k = _check_k(body.k, limits)
-        try:
-            text = await state.ask(asked, k)
-        except (InvalidInputError, ConfigurationError):
-            raise
-        except RagloomError as exc:
-            return _json({"query": asked, "error": str(exc)}, status=500)
-        return Response(text, media_type="application/json")
+        return await answer(body.question, body.k, state.ask)
 
     @app.post("/plan", dependencies=guarded, summary="Plan a question (no retrieval)")
     async def plan(body: PlanRequest) -> Response:
