@@ -16,7 +16,7 @@ import click
 from .._printable import printable
 from ..answering import DEFAULT_ANSWERER
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
-from ._search import _NOT_WITH_CONFIG
+from ._search import refuse_search_options
 from ._search import search as _search
 
 __all__ = ["ask"]
@@ -82,17 +82,7 @@ def _run(ctx: click.Context, question: str, answerer: str | None,
         raise click.UsageError("QUESTION is blank: ask something")
     config = search.get("config")
     if config is not None:
-        given = [
-            "--" + name.replace("_path", "").replace("_", "-")
-            for name in _NOT_WITH_CONFIG
-            if name in search
-            and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
-        ]
-        if given:
-            raise click.UsageError(
-                f"{', '.join(given)}: these options choose the search without a file; with "
-                "--config set them in the pipeline file's 'query' and 'retrieval' sections"
-            )
+        refuse_search_options(ctx)
     fields = {
         _FIELD.get(name, name): value for name, value in search.items()
         if _FIELD.get(name, name) in SearchSettings.model_fields

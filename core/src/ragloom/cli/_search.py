@@ -21,6 +21,27 @@ _NOT_WITH_CONFIG = (
 )
 
 
+def refuse_search_options(ctx: click.Context) -> None:
+    """With --config, refuse the options of this command that choose the search without a
+    file (``search``, ``ask`` and ``serve`` share them).
+
+    Raises:
+        click.UsageError: naming the options given.
+    """
+    own = {param.name for param in ctx.command.params}
+    given = [
+        "--" + name.replace("_path", "").replace("_", "-")
+        for name in _NOT_WITH_CONFIG
+        if name in own
+        and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
+    if given:
+        raise click.UsageError(
+            f"{', '.join(given)}: these options choose the search without a file; with "
+            "--config set them in the pipeline file's 'query' and 'retrieval' sections"
+        )
+
+
 def _print(result: Any) -> None:
     click.echo(f"Q: {printable(result.query)}")
     click.echo(_plan_table(result.routing_plan))
@@ -108,16 +129,7 @@ def search(
     if not asked:
         raise click.UsageError("no questions given: every QUESTION is blank")
     if config is not None:
-        given = [
-            "--" + name.replace("_path", "").replace("_", "-")
-            for name in _NOT_WITH_CONFIG
-            if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
-        ]
-        if given:
-            raise click.UsageError(
-                f"{', '.join(given)}: these options choose the search without a file; with "
-                "--config set them in the pipeline file's 'query' and 'retrieval' sections"
-            )
+        refuse_search_options(ctx)
     from ..searcher import SearchSettings, answers_in_order, build_search
 
     settings = SearchSettings(

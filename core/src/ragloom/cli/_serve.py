@@ -10,11 +10,11 @@ import click
 from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_ROUTER, DEFAULT_TOP_K
 from ._app import EXIT_OK, interrupted
 from ._index import index_option
+from ._search import refuse_search_options
 
 __all__ = ["serve"]
 
 #: Options that choose the components without a pipeline file.
-_NOT_WITH_CONFIG = ("index_path", "routes", "decomposer", "router", "top_k", "mode", "embedder")
 
 
 def _is_loopback(host: str) -> bool:
@@ -103,16 +103,7 @@ def serve(
     stops it after the requests under way (at most 10 s).
     """
     if config is not None:
-        given = [
-            "--" + name.replace("_path", "").replace("_", "-")
-            for name in _NOT_WITH_CONFIG
-            if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
-        ]
-        if given:
-            raise click.UsageError(
-                f"{', '.join(given)}: these options choose the search without a file; with "
-                "--config set them in the pipeline file's 'query' and 'retrieval' sections"
-            )
+        refuse_search_options(ctx)
     if token is not None and not token.strip():
         raise click.BadParameter("the token is blank", param_hint="--token")
     try:
