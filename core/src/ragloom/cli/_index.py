@@ -175,7 +175,9 @@ def check(index_path: str, repair: bool, wait: float) -> int:
         else:
             store.take_writer_lock(on_wait=waiting(index_path))
             found, removed = store.repair()
-            root = _safe_properties(store).get("root")
+            from ..ingest._ingestor import recorded_root
+
+            root = recorded_root(_safe_properties(store), index_path)
     if found.ok:
         click.echo(f"index {index_path}: ok")
         return EXIT_OK
@@ -190,7 +192,7 @@ def check(index_path: str, repair: bool, wait: float) -> int:
         "every document whose chunks were in data that could not be read"
         if removed == ["*"] else f"{len(removed)} damaged document(s)"
     )
-    folder = os.path.normpath(os.path.join(index_path, root)) if isinstance(root, str) else "PATH"
+    folder = root or "PATH"
     click.echo(f"repaired: removed {what}")
     click.echo(f"  next: ragloom ingest {folder} --index {index_path}  (writes them again)")
     return EXIT_OK

@@ -349,6 +349,7 @@ def _engine_preflight(settings: IngestSettings) -> tuple[dict[str, Any], str | N
 
     from ..errors import ConfigurationError
     from ..ingest import input_root
+    from ..ingest._ingestor import recorded_root, root_record
     from ..stores import StoreError
     from ._index import open_index
 
@@ -363,14 +364,12 @@ def _engine_preflight(settings: IngestSettings) -> tuple[dict[str, Any], str | N
             )
         properties = store.properties()
     base = os.path.abspath(settings.index)
-    recorded = properties.get("root")
-    if isinstance(recorded, str) and recorded:
-        root = os.path.normpath(os.path.join(base, recorded))
-        if given != root:
-            raise ConfigurationError(
-                f"a run on an engine names documents by their paths under the folder given: "
-                f"give the index's root {root} (not {given}), or ingest without --engine"
-            )
+    root = recorded_root(properties, base)
+    if root is not None and given != root:
+        raise ConfigurationError(
+            f"a run on an engine names documents by their paths under the folder given: "
+            f"give the index's root {root} (not {given}), or ingest without --engine"
+        )
     held = properties.get("embedder")
     if isinstance(held, dict) and held.get("name") and settings.embedder is not None:
         wanted = settings.embedder
@@ -383,12 +382,7 @@ def _engine_preflight(settings: IngestSettings) -> tuple[dict[str, Any], str | N
     embedder = settings.embedder
     if embedder is None and isinstance(held, dict) and held.get("name"):
         embedder = str(held["name"])
-    if isinstance(recorded, str) and recorded:
-        return {}, embedder
-    try:  # relative to the index: a project moved as a whole keeps its ids
-        return {"root": os.path.relpath(given, base)}, embedder
-    except ValueError:  # another drive (Windows)
-        return {"root": given}, embedder
+    return ({} if root is not None else {"root": root_record(given, base)}), embedder
 
 
 def _finish(report: IngestReport, settings: IngestSettings, out: str | None) -> int:

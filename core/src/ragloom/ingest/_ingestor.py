@@ -291,11 +291,8 @@ class Ingestor:
             take()
         properties: dict[str, Any] = getattr(store, "properties", dict)()
         base = _store_dir(store)
-        recorded = properties.get("root")
-        if isinstance(recorded, str) and recorded:
-            root = os.path.normpath(os.path.join(base or os.getcwd(), recorded))
-        else:
-            root = input_root(texts)
+        recorded = recorded_root(properties, base)
+        root = recorded if recorded is not None else input_root(texts)
         found = store.check() if callable(getattr(store, "check", None)) else None
         if found is not None and found.unreadable:
             from ..stores import StoreError
@@ -316,12 +313,7 @@ class Ingestor:
         check_dimension(store, self.pipeline)
         values: dict[str, Any] = {}
         if recorded is None:
-            values["root"] = root
-            if base is not None:
-                try:  # relative to the index: a project moved as a whole keeps its ids
-                    values["root"] = os.path.relpath(root, base)
-                except ValueError:  # another drive (Windows)
-                    pass
+            values["root"] = root_record(root, base)
         made = self._embedder_record()
         held = properties.get("embedder")
         if made is not None and held != made:
@@ -804,6 +796,26 @@ def _scope(
             named.add(file_id(relative))
     unlisted = [p.doc_id for p in walked.problems if p.kind == "unreadable"]
     return named, folders, unlisted
+
+
+def recorded_root(properties: Mapping[str, Any], base: str | None) -> str | None:
+    """The absolute root an index records in ``properties`` (relative to its folder
+    ``base``), or ``None`` before its first ingest."""
+    recorded = properties.get("root")
+    if not isinstance(recorded, str) or not recorded:
+        return None
+    return os.path.normpath(os.path.join(base or os.getcwd(), recorded))
+
+
+def root_record(root: str, base: str | None) -> str:
+    """How an index in the folder ``base`` records ``root``: relative to its folder, so a
+    project moved as a whole keeps its ids (absolute on another drive, or without a folder)."""
+    if base is None:
+        return root
+    try:
+        return os.path.relpath(root, base)
+    except ValueError:  # another drive (Windows)
+        return root
 
 
 def _store_dir(store: Any) -> str | None:
