@@ -115,6 +115,8 @@ _EXPORTS: dict[str, str] = {
     "BrokenPluginError": ".errors",
     "IncompatiblePluginError": ".errors",
     "PluginBlockedError": ".errors",
+    "PolicyFileError": ".errors",
+    "PolicyViolationError": ".errors",
 }
 
 __all__ = [
@@ -188,6 +190,8 @@ __all__ = [
     "PluginError",
     "PluginNotFoundError",
     "Policy",
+    "PolicyFileError",
+    "PolicyViolationError",
     "PredicateFilter",
     "QueryTransformer",
     "RagloomError",
@@ -240,6 +244,8 @@ if TYPE_CHECKING:
         PluginConflictError,
         PluginError,
         PluginNotFoundError,
+        PolicyFileError,
+        PolicyViolationError,
         RagloomError,
         RoutingError,
         StepTimeoutError,

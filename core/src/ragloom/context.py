@@ -107,7 +107,7 @@ class ExecutionContext:
         if key not in cache:
             cache[key] = (
                 hooks.default_policy(getattr(step, "kind", "step"), step)
-                if hooks.implements("ragloom_default_policy")
+                if hooks.has_default_policies()
                 else None
             )
         result: Policy | None = cache[key]

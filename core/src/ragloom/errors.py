@@ -24,6 +24,8 @@ __all__ = [
     "PluginConflictError",
     "PluginError",
     "PluginNotFoundError",
+    "PolicyFileError",
+    "PolicyViolationError",
     "RagloomError",
     "RoutingError",
     "StepTimeoutError",
@@ -107,6 +109,22 @@ class IncompatiblePluginError(BrokenPluginError):
 
 class PluginBlockedError(PluginError, ConfigurationError):
     """A pipeline names a step of a plugin that is disabled or not allow-listed."""
+
+
+class PolicyFileError(ConfigurationError):
+    """The organisation's policy (a policy file, or a platform plugin's ``ragloom_policy``) is
+    unreadable or invalid. :attr:`source` names the file (or plugin), :attr:`key` the setting
+    (``""`` when the whole file is unreadable)."""
+
+    def __init__(self, message: str, *, source: str = "", key: str = "") -> None:
+        super().__init__(message)
+        self.source = source
+        self.key = key
+
+
+class PolicyViolationError(PluginError, ConfigurationError):
+    """A run would break the organisation's policy (a required step wrapper is missing,
+    blocked, broken or turned off with ``plugin_hooks=False``): it does not start."""
 
 
 # Public as ragloom.ingest.OutputError; defined here so that the command line can catch it

@@ -42,6 +42,9 @@ class Kind:
     #: not itself a step (an embedder runs in an ``EmbeddingStep``); the step exposes the
     #: component as ``step.component``.
     wrapper: str | None = None
+    #: Whether a contribution is an object of the base type itself (a click command) rather
+    #: than a class or a factory that builds one.
+    instance: bool = False
 
     def wrapper_type(self) -> type | None:
         """The wrapping step class, imported now (``None``: components are steps)."""
@@ -134,6 +137,11 @@ _ROWS = (
     Kind(
         "length", "ragloom.lengths", "ragloom.lengths:LengthFunction",
         "measures a chunk's size (characters, words, tokens)",
+    ),
+    Kind(
+        "command", "ragloom.commands", "click:Command",
+        "a `ragloom` subcommand (a click command, imported when it runs)",
+        contract="ragloom.testing.commands:CommandContract", instance=True,
     ),
 )
 

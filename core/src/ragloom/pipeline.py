@@ -199,8 +199,14 @@ class Pipeline(Generic[T]):
     def context(
         self, inputs: Iterable[Any] | AsyncIterable[Any] | None = None
     ) -> ExecutionContext:
-        """A fresh execution context for one run of this pipeline, fed with ``inputs``."""
+        """A fresh execution context for one run of this pipeline, fed with ``inputs``.
+
+        Raises:
+            PolicyViolationError: the organisation's policy requires step wrappers this run
+                would not have; nothing runs.
+        """
         hooks = self.hooks()
+        _check_required_wrappers(hooks)
         observers = list(self.observers)
         if hooks is not None:
             if hooks.implements("ragloom_event"):
@@ -426,3 +432,23 @@ def _input_check(root: PipelineStep[Any]) -> Any:
             raise wrong_item(item, f"{names} for {root.name}")
 
     return check
+
+
+def _check_required_wrappers(hooks: Any) -> None:
+    """Refuse a run without the step wrappers the organisation's policy requires."""
+    if hooks is not None:
+        check = getattr(hooks, "check_required_wrappers", None)
+        if check is not None:
+            check()
+        return
+    from .plugins._policy import policy_in_force
+
+    required = policy_in_force().require_wrappers
+    if required:
+        from .errors import PolicyViolationError
+
+        dist, who = next(iter(required.items()))
+        raise PolicyViolationError(
+            f"the run does not start: the policy in {who} requires the step wrappers of "
+            f"{dist}, and this pipeline was built with plugin_hooks=False"
+        )

@@ -41,9 +41,16 @@ def _missing_libraries() -> list[str]:
 
 def _plugins_fast(flags: list[str]) -> int:
     """``ragloom plugins [--json] [--check]`` without click."""
+    from ..errors import PolicyFileError
     from ._plugin_list import plugins_report
 
-    text, status = plugins_report("--json" in flags, "--check" in flags or "--load" in flags)
+    try:
+        text, status = plugins_report("--json" in flags, "--check" in flags or "--load" in flags)
+    except PolicyFileError as exc:  # the organisation's policy cannot be read: nothing to list
+        from .._printable import printable
+
+        sys.stderr.write(f"ragloom: error: {printable(str(exc))}\n")
+        return 2
     try:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()

@@ -24,6 +24,7 @@ from ..errors import (
     PluginError,
 )
 from ..stores import StoreError
+from ._commands import BUILTIN_COMMANDS
 
 __all__ = [
     "EXIT_FAILED",
@@ -67,53 +68,50 @@ def interrupted(exc: BaseException, what: str = "") -> int:
     click.echo(f"\nragloom: {word}" + (f"; {printable(what)}" if what else ""), err=True)
     return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
-#: name -> (module, attribute, one-line help). Modules are imported only when the command runs.
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "ask": (
-        "ragloom.cli._ask", "ask",
-        "Answer a question from the index, citing the passages' exact spans.",
-    ),
-    "ingest": (
-        "ragloom.cli._ingest", "ingest",
-        "Load, chunk (and embed) files into a JSONL file and/or an index.",
-    ),
-    "plan": ("ragloom.cli._plan", "plan", "Decompose questions and route each sub-query."),
-    "run": ("ragloom.cli._run", "run", "Run a pipeline file on paths or questions."),
-    "plugins": ("ragloom.cli._plugins", "plugins", "List installed plugins and their status."),
-    "cache": ("ragloom.cli._cache", "cache", "Show or clear the step cache."),
-    "search": (
-        "ragloom.cli._search", "search",
-        "Answer questions from the index: plan, retrieve per sub-query, fuse.",
-    ),
-    "index": ("ragloom.cli._index", "index", "Show or clear the index."),
-    "serve": (
-        "ragloom.cli._serve", "serve",
-        "Answer searches over HTTP (API and a search page; needs ragloom[serve]).",
-    ),
-    "eval": (
-        "ragloom.cli._eval", "eval_command",
-        "Score search on labelled questions; compare set-ups and indexes.",
-    ),
-    "new-plugin": (
-        "ragloom.cli.new_plugin",
-        "main",
-        "Create a new plugin project from the template.",
-    ),
-}
+#: name -> (module, attribute, one-line help) of the built-in commands (click-free table).
+COMMANDS = BUILTIN_COMMANDS
 
 
 class LazyGroup(click.Group):
-    """A group whose commands live in modules imported on first use."""
+    """A group whose commands live in modules imported on first use.
+
+    Besides the built-in commands, it offers the commands plugins contribute (the ``command``
+    kind: a ``ragloom.commands`` entry point, or ``register("command", name, cmd)`` in a
+    ``ragloom_register`` hook). A plugin's command is imported only when it runs; ``--help``
+    lists it with the distribution that provides it. A plugin command named like a built-in
+    one never replaces it: it runs as ``ragloom DIST:NAME``; two plugins' commands of one name
+    run by their qualified names only (``ragloom plugins --check`` reports both clashes).
+    """
+
+    def _registry(self, ctx: click.Context) -> Any:
+        """The plugin registry of this invocation (entry points read, hook modules loaded,
+        no command imported), made once."""
+        meta = ctx.find_root().meta
+        if "ragloom.registry" not in meta:
+            from ..plugins import Registry
+
+            meta["ragloom.registry"] = Registry()
+        return meta["ragloom.registry"]
+
+    def _plugin_names(self, ctx: click.Context) -> list[tuple[str, Any]]:
+        """``(name to type, provider)`` of every plugin command, qualified where the name
+        clashes with a built-in or another plugin's command."""
+        out = []
+        for name, providers in sorted(self._registry(ctx).providers("command").items()):
+            clash = len(providers) > 1 or name in COMMANDS or name in self.commands
+            out += [(p.qualified if clash else name, p) for p in providers]
+        return out
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(COMMANDS) | set(self.commands))
+        plugin = [name for name, _p in self._plugin_names(ctx)]
+        return sorted(set(COMMANDS) | set(self.commands)) + plugin
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.commands:
             return self.commands[cmd_name]
         entry = COMMANDS.get(cmd_name)
         if entry is None:
-            return None
+            return self._plugin_command(ctx, cmd_name)
         module_name, attr, short = entry
         try:
             module = importlib.import_module(module_name)
@@ -126,6 +124,16 @@ class LazyGroup(click.Group):
             return target
         return _passthrough(cmd_name, short, target)
 
+    def _plugin_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """A plugin's command, imported now (``None``: no plugin has one of that name)."""
+        from ..errors import PluginNotFoundError
+
+        try:
+            command: click.Command = self._registry(ctx).resolve("command", cmd_name)
+        except PluginNotFoundError:
+            return None
+        return command
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
         rows += [
@@ -135,6 +143,25 @@ class LazyGroup(click.Group):
         ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+        try:
+            plugin = self._plugin_names(ctx)
+        except (ConfigurationError, PluginError) as exc:
+            with formatter.section("Plugin commands"):
+                formatter.write_text(f"not listed: {printable(str(exc))}")
+            return
+        if plugin:
+            with formatter.section("Plugin commands"):
+                formatter.write_dl([(name, _plugin_help(p)) for name, p in plugin])
+
+
+def _plugin_help(provider: Any) -> str:
+    """A plugin command's line in ``--help``: its short help when it is already imported (a
+    command registered by a hook), and always the distribution that provides it."""
+    where = f"[{provider.dist} {provider.version}]"
+    command = provider.factory
+    if isinstance(command, click.Command):
+        return f"{command.get_short_help_str(limit=60)} {where}"
+    return f"a command of {provider.dist} {provider.version} (imported when it runs)"
 
 
 def _unavailable(name: str, short: str) -> click.Command:

@@ -38,10 +38,25 @@ class Clash:
     def message(self) -> str:
         who = " and ".join(f"{d} {v} ({t})" for d, v, t in self.providers)
         qualified = " or ".join(f"'{d}:{self.name}'" for d, _v, _t in self.providers)
+        if self.kind == "command":
+            builtin = any(d == "ragloom" for d, _v, _t in self.providers)
+            plugins = " or ".join(
+                f"`ragloom {d}:{self.name}`" for d, _v, _t in self.providers if d != "ragloom"
+            )
+            runs = (
+                f"`ragloom {self.name}` runs the built-in command; run the plugin's as "
+                f"{plugins}"
+                if builtin
+                else f"`ragloom {self.name}` fails; run {plugins}"
+            )
+            return (
+                f"command name {self.name!r} is provided by both {who}: {runs}, or block "
+                "one (RAGLOOM_DISABLE_PLUGINS, or block-plugins in the policy file)"
+            )
         return (
             f"{self.kind} name {self.name!r} is provided by both {who}: a pipeline naming "
             f"{self.name!r} fails; write {qualified}, or disable one with "
-            "RAGLOOM_DISABLE_PLUGINS"
+            "RAGLOOM_DISABLE_PLUGINS (or block-plugins in the policy file)"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,6 +81,8 @@ class PluginCheck:
     registered: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     #: distribution -> names of the hooks its hook modules implement
     implements: dict[str, list[str]] = field(default_factory=dict)
+    #: The organisation's policy in force (an ``OrgPolicy``).
+    policy: Any = None
 
     def clashes_of(self, dist: str) -> list[Clash]:
         return [c for c in self.clashes if any(d == dist for d, _v, _t in c.providers)]
@@ -95,7 +112,7 @@ def check_plugins(infos: list[PluginInfo]) -> PluginCheck:
     from ..errors import RagloomError
 
     registry = _quiet_registry()
-    found = PluginCheck()
+    found = PluginCheck(policy=registry.org_policy)
     for dist, plugin in registry.pm.list_name_plugin():
         owner = dist.rsplit(":", 1)[0]
         hooks = sorted(caller.name for caller in registry.pm.get_hookcallers(plugin) or ())
@@ -106,12 +123,16 @@ def check_plugins(infos: list[PluginInfo]) -> PluginCheck:
             names = found.registered.setdefault(dist, {}).setdefault(kind, [])
             if name not in names:
                 names.append(name)
+    from ._commands import BUILTIN_COMMANDS
+
     for kind in GROUPS:
         for name, providers in sorted(registry.providers(kind).items()):
-            if len(providers) > 1:
-                found.clashes.append(
-                    Clash(kind, name, [(p.dist, p.version, p.value) for p in providers])
-                )
+            who = [(p.dist, p.version, p.value) for p in providers]
+            if kind == "command" and name in BUILTIN_COMMANDS:
+                module, attr = BUILTIN_COMMANDS[name][:2]
+                who.insert(0, ("ragloom", __version__, f"{module}:{attr}"))
+            if len(who) > 1:
+                found.clashes.append(Clash(kind, name, who))
     for info in infos:
         if info.status == "blocked":
             continue
@@ -150,6 +171,8 @@ def _provides_text(info: PluginInfo, found: PluginCheck | None) -> str:
             label = GROUPS[kind].removeprefix("ragloom.")
             shown = names + [f"{n} (by hook)" for n in by_hook]
             parts.append(f"{label}: {', '.join(shown)}")
+    if info.policy:
+        parts.append(f"policy: {', '.join(info.policy)}")
     if info.hooks:
         implemented = found.implements.get(info.dist) if found is not None else None
         suffix = f" ({', '.join(implemented)})" if implemented else ""
@@ -175,7 +198,39 @@ def _table(infos: list[PluginInfo], found: PluginCheck | None) -> str:
         notes.append(f"  name clash: {clash.message}")
     if notes:
         lines += ["", "Problems:", *notes]
+    if found is not None:
+        lines += ["", *policy_lines(found.policy, infos)]
     return "\n".join(lines)
+
+
+def policy_lines(policy: Any, infos: list[PluginInfo]) -> list[str]:
+    """The organisation's policy in force, where it came from and what it blocked, in
+    words."""
+    from ..plugins._policy import policy_fields
+
+    if policy is None or policy.empty:
+        return ["Policy: none (no RAGLOOM_POLICY_FILE, ragloom.toml or [tool.ragloom] found, "
+                "and no plugin contributes one)"]
+    lines = ["Policy in force, from " + "; ".join(policy.sources) + ":"]
+    if policy.allow is not None:
+        lines.append(
+            f"  allow-plugins: {', '.join(sorted(policy.allow)) or '(none)'} "
+            f"(from {policy.allow_source})"
+        )
+    for dist, who in sorted(policy.block.items()):
+        lines.append(f"  block-plugins: {dist} (from {who})")
+    for dist, who in policy.require_wrappers.items():
+        lines.append(f"  require-wrappers: {dist} (from {who})")
+    for kind, value in sorted(policy.defaults.items()):
+        shown = ", ".join(f"{k}={v}" for k, v in policy_fields(value).items())
+        lines.append(
+            f"  default-policy.{kind}: {shown} (from {', '.join(policy.default_sources[kind])})"
+        )
+    blocked = [i.dist for i in infos if i.status == "blocked" and policy.blocked(i.dist)]
+    lines.append(f"  blocked by it: {', '.join(blocked) if blocked else 'nothing installed'}")
+    for note in policy.overruled:
+        lines.append(f"  the operator wins: {note}")
+    return lines
 
 
 def plugins_report(as_json: bool, check: bool) -> tuple[str, int]:
@@ -201,6 +256,13 @@ def plugins_report(as_json: bool, check: bool) -> tuple[str, int]:
         payload: dict[str, Any] = {"ragloom": __version__, "plugins": plugins}
         if found is not None:
             payload["clashes"] = [c.to_dict() for c in found.clashes]
+            payload["policy"] = {
+                **found.policy.to_dict(),
+                "blocked": [
+                    i.dist for i in infos
+                    if i.status == "blocked" and found.policy.blocked(i.dist)
+                ],
+            }
         text = json.dumps(payload, indent=2)
     else:
         text = _table(infos, found)

@@ -138,6 +138,8 @@ class PluginInfo:
     requires_core: str | None = None
     status: str = "available"
     reason: str = ""
+    #: Modules under ``ragloom.policy``: the organisation policy this plugin contributes.
+    policy: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -145,6 +147,7 @@ class PluginInfo:
             "version": self.version,
             "provides": self.provides,
             "hooks": self.hooks,
+            "policy": self.policy,
             "requires_ragloom": self.requires_core,
             "status": self.status,
             "reason": self.reason,
@@ -283,12 +286,23 @@ def discover_plugins(
     *,
     disabled: Iterable[str] | None = None,
     allow: Iterable[str] | None = None,
+    policy: Any = None,
 ) -> list[PluginInfo]:
-    """Installed plugins and what each provides, from metadata alone (nothing is imported).
+    """Installed plugins and what each provides, from metadata alone (no plugin is imported,
+    but the ``ragloom.policy`` modules of platform plugins: see :mod:`ragloom.plugins._policy`).
 
     ``disabled`` defaults to ``RAGLOOM_DISABLE_PLUGINS``; ``allow`` (an allowlist that turns
-    autoload off) defaults to ``RAGLOOM_ALLOW_PLUGINS`` when ``RAGLOOM_PLUGINS_AUTOLOAD=0``.
+    autoload off) defaults to ``RAGLOOM_ALLOW_PLUGINS`` when ``RAGLOOM_PLUGINS_AUTOLOAD=0``;
+    ``policy`` (an :class:`~ragloom.plugins._policy.OrgPolicy`) to the organisation's policy
+    in force.
+
+    Raises:
+        PolicyFileError: the policy in force is unreadable or invalid.
     """
+    if policy is None:
+        from ._policy import policy_in_force
+
+        policy = policy_in_force()
     blocked = (
         frozenset(normalize_dist(d) for d in disabled)
         if disabled is not None
@@ -313,6 +327,12 @@ def discover_plugins(
             info.requires_core = provider.requires_core
     for dist, version, ep in iter_hook_modules(eps):
         info_for(dist, version).hooks.append(ep.value)
+    from ._policy import POLICY_GROUP
+
+    for ep in eps.select(group=POLICY_GROUP):
+        dist, version, _d = _dist_of(ep)
+        if ep.value not in info_for(dist, version).policy:
+            info_for(dist, version).policy.append(ep.value)
     for dist, info in infos.items():
         if dist == CORE_DIST:
             info.status, info.reason = "available", "built in"
@@ -320,6 +340,8 @@ def discover_plugins(
             info.status, info.reason = "blocked", "disabled by RAGLOOM_DISABLE_PLUGINS"
         elif allowed is not None and dist not in allowed:
             info.status, info.reason = "blocked", "autoload off and not in the allowlist"
+        elif policy.blocked(dist):
+            info.status, info.reason = "blocked", policy.blocked(dist)
         else:
             problem = incompatibility(info.requires_core)
             if problem:

@@ -30,6 +30,9 @@ class HookCalls:
         self._implementers: dict[str, tuple[frozenset[int], list[tuple[str, Any]]]] = {}
         #: ``(plugin, hook) -> message`` for hooks that raised while being called.
         self.hook_errors: dict[tuple[str, str], str] = {}
+        #: The organisation's policy defaults by kind (a policy file's ``default-policy``):
+        #: their fields win over the plugins' ``ragloom_default_policy`` answers.
+        self.policy_defaults: dict[str, Any] = {}
 
     def _caller(self, hook: str, plugin: Any) -> Any:
         """A pluggy caller of ``hook`` restricted to ``plugin`` (so pluggy's tracing and
@@ -96,12 +99,19 @@ class HookCalls:
         """Deliver ``event`` to the ``ragloom_event_async`` hooks (each plugin isolated)."""
         await self.acall_isolated("ragloom_event_async", event=event)
 
+    def has_default_policies(self) -> bool:
+        """Whether a policy file or a plugin gives policy defaults."""
+        return bool(self.policy_defaults) or self.implements("ragloom_default_policy")
+
     def default_policy(self, kind: str, step: Any) -> Any:
-        """The plugins' policy defaults for a step of ``kind`` (``None`` when none), merged
-        field by field, the earlier-registered plugin winning."""
+        """The policy defaults for a step of ``kind`` (``None`` when none): the organisation's
+        policy file's over the plugins' answers, which are merged field by field, the
+        earlier-registered plugin winning."""
         from ..policy import Policy
 
         merged: Policy | None = None
+        if not self.implements("ragloom_default_policy"):
+            return self.policy_defaults.get(kind)
         for answer in self.call_isolated("ragloom_default_policy", kind=kind, step=step):
             if not isinstance(answer, Policy):
                 self._hook_failed(
@@ -110,7 +120,8 @@ class HookCalls:
                 )
                 continue
             merged = answer if merged is None else merged.merged_over(answer)
-        return merged
+        operator: Policy | None = self.policy_defaults.get(kind)
+        return operator.merged_over(merged) if operator is not None else merged
 
     def wrap_step(self, step: Any, call: Any, is_async: bool) -> Any:
         """``call`` wrapped by every plugin's ``ragloom_wrap_step`` (first registered

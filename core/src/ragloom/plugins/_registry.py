@@ -19,6 +19,7 @@ from ..errors import (
     PluginBlockedError,
     PluginConflictError,
     PluginNotFoundError,
+    PolicyViolationError,
 )
 from ..kinds import KINDS
 from ._discovery import (
@@ -36,6 +37,7 @@ from ._discovery import (
     normalize_dist,
 )
 from ._hookcalls import HookCalls
+from ._policy import OrgPolicy, policy_in_force
 
 __all__ = ["Registry"]
 
@@ -93,6 +95,10 @@ class Registry(HookCalls):
         #: Which names each distribution registered through ``ragloom_register``.
         self.hook_contributions: dict[str, list[tuple[str, str]]] = {}
         HookCalls.__init__(self)
+        #: The organisation's policy in force (a policy file, platform plugins' policies),
+        #: read before any plugin is imported; empty for a registry without entry points.
+        self.org_policy = policy_in_force() if entry_points else OrgPolicy()
+        self.policy_defaults = dict(self.org_policy.defaults)
         if entry_points:
             installed = installed_entry_points()
             for provider in iter_providers(installed):
@@ -109,7 +115,40 @@ class Registry(HookCalls):
             return f"{dist} is disabled by RAGLOOM_DISABLE_PLUGINS"
         if self.allow is not None and dist not in self.allow:
             return f"{dist} is not in the plugin allowlist (autoload is off)"
-        return ""
+        return self.org_policy.blocked(dist)
+
+    def check_required_wrappers(self) -> None:
+        """Refuse a run the organisation's policy forbids: every distribution listed in
+        ``require-wrappers`` must be installed, not blocked, not broken, and have a hook module
+        that implements ``ragloom_wrap_step``.
+
+        Raises:
+            PolicyViolationError: naming the plugin, who requires it, and what is wrong.
+        """
+        required = self.org_policy.require_wrappers
+        if not required:
+            return
+        active = {
+            name.rsplit(":", 1)[0] for name, _plugin in self._hook_plugins("ragloom_wrap_step")
+        }
+        for dist, who in required.items():
+            if dist in active:
+                continue
+            why = self._is_blocked(dist) or self.broken.get(dist, "")
+            if not why:
+                installed = {d for d, _v, _ep in iter_hook_modules()} | {
+                    p.dist for table in self._providers.values() for ps in table.values()
+                    for p in ps
+                }
+                why = (
+                    f"{dist} has no hook module implementing ragloom_wrap_step"
+                    if dist in installed
+                    else f"{dist} is not installed"
+                )
+            raise PolicyViolationError(
+                f"the run does not start: the policy in {who} requires the step wrappers of "
+                f"{dist}, and {why}"
+            )
 
     def _add(self, provider: Provider) -> None:
         if provider.kind not in GROUPS:
@@ -261,8 +300,16 @@ class Registry(HookCalls):
                     f"{kind} {provider.name!r} from {where} cannot be loaded from "
                     f"{provider.value!r}: {type(exc).__name__}: {exc}"
                 ) from exc
+        row = KINDS.get(kind)
         expected = _expected_type(kind)
-        if isinstance(target, type):
+        if row is not None and row.instance:
+            if expected is not None and not isinstance(target, expected):
+                raise BrokenPluginError(
+                    f"{kind} {provider.name!r} from {where} ({provider.value}) is a "
+                    f"{type(target).__name__}, not a {expected.__module__}."
+                    f"{expected.__qualname__}"
+                )
+        elif isinstance(target, type):
             if expected is not None and not issubclass(target, expected):
                 raise BrokenPluginError(
                     f"{kind} {provider.name!r} from {where} ({provider.value}) is a "

@@ -81,3 +81,17 @@ class RagloomHookSpecs:
         question before it is decomposed: rewriting, redaction) or ``"after"`` (run on each
         result: filtering, auditing). Return a list of :class:`~ragloom.step.PipelineStep`
         (new objects on every call) or ``None``."""
+
+    @hookspec
+    def ragloom_policy(self) -> Any:
+        """The organisation policy a platform plugin contributes: a mapping with the keys of a
+        policy file (``allow-plugins``, ``block-plugins``, ``require-wrappers``,
+        ``default-policy``), or ``None``.
+
+        Called once, before any plugin is discovered, and only in a module named under the
+        ``ragloom.policy`` entry-point group: that module (and the packages it sits in) is
+        imported, nothing else of the plugin. The operator's policy file and environment win
+        over it on a conflict; a plugin the operator blocks is not asked. Implemented in a
+        ``ragloom.plugins`` hook module it is never called (discovery is over by then).
+        """
+
