@@ -874,6 +874,109 @@ def test_registered_under_its_name() -> None:
     assert Registry().resolve("loader", "__DIST__:__PREFIX__-csv") is CsvLoader
 '''
 
+# -- command ------------------------------------------------------------------------------------
+
+COMMAND = '''"""`ragloom __PREFIX__-stats`: a command of this plugin (imported only when it runs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command("__PREFIX__-stats")
+@click.argument("chunks", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def chunk_stats(chunks: Path, as_json: bool) -> int:
+    """Count the chunks, documents and characters of a chunks file (ragloom ingest -o)."""
+    count, characters, documents = 0, 0, set()
+    with chunks.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                chunk = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise click.BadParameter(
+                    f"line {number} is not JSON: {exc.msg}", param_hint="CHUNKS"
+                ) from None
+            if not isinstance(chunk, dict) or not isinstance(chunk.get("content"), str):
+                raise click.BadParameter(
+                    f"line {number} is not a chunk (no content)", param_hint="CHUNKS"
+                )
+            count += 1
+            characters += len(chunk["content"])
+            documents.add(chunk.get("parent_id") or chunk.get("id"))
+    stats = {"chunks": count, "documents": len(documents), "characters": characters}
+    if as_json:
+        click.echo(json.dumps(stats))
+    else:
+        click.echo(f"{count} chunks of {len(documents)} documents, {characters} characters")
+    return 0
+'''
+
+COMMAND_TESTS = '''"""The __PREFIX__-stats command: the conformance kit, its output and errors, and `ragloom`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from ragloom.cli import main
+from ragloom.testing import CommandContract
+
+from __PACKAGE__.command import chunk_stats
+
+CHUNKS = [
+    {"id": "a#0", "parent_id": "a", "content": "one two"},
+    {"id": "a#1", "parent_id": "a", "content": "three"},
+    {"id": "b#0", "parent_id": "b", "content": "four"},
+]
+
+
+@pytest.fixture
+def chunks_file(tmp_path: Path) -> Path:
+    path = tmp_path / "chunks.jsonl"
+    path.write_text("".join(json.dumps(c) + "\\n" for c in CHUNKS), encoding="utf-8")
+    return path
+
+
+class TestStatsContract(CommandContract):
+    @pytest.fixture
+    def command(self) -> object:
+        return chunk_stats
+
+    @pytest.fixture
+    def command_name(self) -> str:
+        return "__DIST__:__PREFIX__-stats"
+
+    @pytest.fixture
+    def command_args(self, chunks_file: Path) -> list[str]:
+        return [str(chunks_file)]
+
+
+def test_counts_chunks_documents_and_characters(chunks_file: Path) -> None:
+    result = CliRunner().invoke(chunk_stats, [str(chunks_file), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"chunks": 3, "documents": 2, "characters": 16}
+
+
+def test_a_line_that_is_not_a_chunk_is_a_usage_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"content": "ok"}\\n[1, 2]\\n', encoding="utf-8")
+    result = CliRunner().invoke(chunk_stats, [str(bad)])
+    assert result.exit_code == 2 and "line 2 is not a chunk" in result.output
+
+
+def test_runs_as_a_ragloom_command(chunks_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["__PREFIX__-stats", str(chunks_file)]) == 0
+    assert "3 chunks of 2 documents, 16 characters" in capsys.readouterr().out
+'''
+
 # -- embedder -----------------------------------------------------------------------------------
 
 EMBEDDER = '''"""A hashing embedder: vectors from words and character trigrams, no model."""
@@ -1402,6 +1505,10 @@ TEMPLATES: dict[str, KindTemplate] = {
         "retriever", "ChunksFileRetriever", "chunks-file",
         "finds passages in a chunks file by BM25", RETRIEVER, RETRIEVER_TESTS,
     ),
+    "command": KindTemplate(
+        "command", "chunk_stats", "stats",
+        "a `ragloom` subcommand: counts the chunks of a chunks file", COMMAND, COMMAND_TESTS,
+    ),
 }
 
 #: What ``new-plugin`` writes when no ``--kind`` is given.
@@ -1521,9 +1628,12 @@ def render(
     modules = "".join(
         f'    "{TEMPLATES[k].cls}": "{TEMPLATES[k].module}",\n' for k in sorted(kinds, key=_cls)
     ).rstrip()
+    # a command is a click command: the plugin needs ragloom's command line (its cli extra)
+    requirement = core.replace("ragloom", "ragloom[cli]", 1) if "command" in kinds else core
     files = {
         "pyproject.toml": fill(
             PYPROJECT.replace("__ENTRY_POINTS__", _entry_points(kinds, prefix, package))
+            .replace("__CORE__", requirement)
         ),
         "README.md": fill(README.replace("__COMPONENTS__", components)),
         f"src/{package}/__init__.py": fill(

@@ -14,6 +14,7 @@ _EXPORTS = {
     "AnswererContract": "ragloom.testing.answerers",
     "make_retrieval": "ragloom.testing.answerers",
     "ChunkerContract": "ragloom.testing.contracts",
+    "CommandContract": "ragloom.testing.commands",
     "QueryTransformerContract": "ragloom.testing.contracts",
     "RouterContract": "ragloom.testing.contracts",
     "EmbedderContract": "ragloom.testing.embedders",
