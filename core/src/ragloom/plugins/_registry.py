@@ -272,7 +272,8 @@ class Registry(HookCalls):
             options = " or ".join(repr(p.qualified) for p in candidates)
             raise PluginConflictError(
                 f"{kind} name {short!r} is provided by both {who}; write the qualified name "
-                f"{options}, or disable one with RAGLOOM_DISABLE_PLUGINS"
+                f"{options}, or disable one with RAGLOOM_DISABLE_PLUGINS (or block-plugins in "
+                "the policy file)"
             )
         return candidates[0]
 
