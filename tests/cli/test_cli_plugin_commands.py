@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from ragloom.cli import main
 from ragloom.plugins import Registry
-from support.fake_dists import Site, site  # noqa: F401 - the fixture
+from support.fake_dists import Site, make_site
 
 HELLO = """
 import click
@@ -45,6 +47,11 @@ def audit():
 def ragloom_register(register):
     register("command", "audit-trail", audit)
 """
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
+    yield from make_site(tmp_path, monkeypatch)
 
 
 @pytest.fixture(autouse=True)

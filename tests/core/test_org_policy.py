@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from ragloom import (
 from ragloom.cli import main
 from ragloom.plugins import Registry, discover_plugins
 from ragloom.plugins._policy import policy_in_force
-from support.fake_dists import Site, site  # noqa: F401 - the fixture
+from support.fake_dists import Site, make_site
 
 SAME = """
 from ragloom import Chunker, ChunkSpan
@@ -50,6 +51,11 @@ def ragloom_default_policy(kind, step):
     from ragloom import Policy
     return Policy(max_attempts=4, concurrency=2, timeout=9.0)
 """
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
+    yield from make_site(tmp_path, monkeypatch)
 
 
 @pytest.fixture(autouse=True)

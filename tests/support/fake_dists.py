@@ -55,9 +55,9 @@ class Site:
         return module in sys.modules
 
 
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
-    """A fresh site folder on ``sys.path``; its modules are forgotten afterwards."""
+def make_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
+    """A fresh site folder on ``sys.path``; its modules are forgotten afterwards (the body of
+    a ``site`` fixture: ``yield from make_site(tmp_path, monkeypatch)``)."""
     root = tmp_path / "site"
     root.mkdir()
     monkeypatch.syspath_prepend(str(root))

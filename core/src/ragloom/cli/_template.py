@@ -876,7 +876,7 @@ def test_registered_under_its_name() -> None:
 
 # -- command ------------------------------------------------------------------------------------
 
-COMMAND = '''"""`ragloom __PREFIX__-stats`: a command of this plugin (imported only when it runs)."""
+COMMAND = '''"""`ragloom __PREFIX__-stats`: this plugin's command (imported when it runs)."""
 
 from __future__ import annotations
 
@@ -917,7 +917,7 @@ def chunk_stats(chunks: Path, as_json: bool) -> int:
     return 0
 '''
 
-COMMAND_TESTS = '''"""The __PREFIX__-stats command: the conformance kit, its output and errors, and `ragloom`."""
+COMMAND_TESTS = '''"""The stats command: the kit's contract, its output and errors, in `ragloom`."""
 
 from __future__ import annotations
 

@@ -290,6 +290,7 @@ class Registry(HookCalls):
                 f"{kind} {provider.name!r} from {where} is refused: {problem}. Install a "
                 f"version of {provider.dist} built for this ragloom"
             )
+        target: Any
         if provider.factory is not None:
             target = provider.factory
         else:
@@ -322,7 +323,8 @@ class Registry(HookCalls):
                 f"or factory but {type(target).__name__}"
             )
         self._loaded[key] = target
-        return target
+        resolved: Callable[..., Any] = target
+        return resolved
 
     def create(self, kind: str, name: str, params: Mapping[str, Any] | None = None) -> Any:
         """Build the component ``name`` of ``kind`` with ``params``, validated first.
