@@ -24,7 +24,8 @@ def plugins(as_json: bool, check: bool) -> int:
 
     Status is available (installed, not imported), loaded (imported fine, with --check),
     broken (cannot be used; the reason says why) or blocked (disabled by
-    RAGLOOM_DISABLE_PLUGINS, or not allow-listed when RAGLOOM_PLUGINS_AUTOLOAD=0).
+    RAGLOOM_DISABLE_PLUGINS, not allow-listed when RAGLOOM_PLUGINS_AUTOLOAD=0, or by the
+    organisation's policy). --check also shows the policy in force and where it came from.
     """
     text, status = plugins_report(as_json, check)
     click.echo(text)

@@ -146,15 +146,19 @@ def find_policy_file(cwd: Path | None = None) -> tuple[Path, str] | None:
         path = Path(named).expanduser()
         prefix = "tool.ragloom" if path.name == "pyproject.toml" else ""
         return path, prefix
-    here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / "ragloom.toml"
-        if candidate.is_file():
-            return candidate, ""
-        project = folder / "pyproject.toml"
-        if project.is_file() and _has_tool_table(project):
-            return project, "tool.ragloom"
-    return None
+    # os.path rather than pathlib: this runs for every registry (every pipeline build)
+    folder = os.path.realpath(cwd if cwd is not None else os.getcwd())
+    while True:
+        candidate = os.path.join(folder, "ragloom.toml")
+        if os.path.isfile(candidate):
+            return Path(candidate), ""
+        project = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(project) and _has_tool_table(Path(project)):
+            return Path(project), "tool.ragloom"
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _has_tool_table(path: Path) -> bool:

@@ -60,7 +60,9 @@ class Registry(HookCalls):
     Args:
         autoload: load every installed plugin (``False``: only those in ``allow``).
         allow: an allowlist of distribution names (implies ``autoload=False``).
-        disabled: distributions to block before import (default: ``RAGLOOM_DISABLE_PLUGINS``).
+        disabled: distributions to block before import (default: ``RAGLOOM_DISABLE_PLUGINS``);
+            the organisation's policy (:mod:`ragloom.plugins._policy`) blocks besides, in
+            every registry with entry points.
         entry_points: read installed entry points (``False`` for an empty, isolated registry).
         load_hooks: import hook modules and call ``ragloom_register``.
     """

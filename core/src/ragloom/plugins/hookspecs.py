@@ -34,7 +34,7 @@ class RagloomHookSpecs:
 
         Call ``register(kind, name, factory)`` for each, where ``kind`` is a kind of the
         table of kinds (``chunker``, ``router``, ``decomposer``, ``filter``, ``step``,
-        ``embedder``, ``loader``, ``store``, ``retriever``, ``length``, ``engine``,
+        ``embedder``, ``loader``, ``store``, ``retriever``, ``answerer``, ``length``, ``engine``,
         ``cache_store``, ``command``). The callback is owned by the core: it validates the
         contribution, detects name clashes and records which distribution registered what,
         exactly as for entry points.
@@ -60,8 +60,9 @@ class RagloomHookSpecs:
         :class:`~ragloom.policy.Policy` (its set fields are used) or ``None``.
 
         They apply below everything set in code or pipeline files: a field the step, its
-        router or its pipeline sets wins; the plugins' defaults fill what is left, before
-        ragloom's own defaults. When several plugins answer, the earlier-registered one wins
+        router or its pipeline sets wins, then the organisation's policy file's and platform
+        plugins' ``default-policy``; these hooks' defaults fill what is left, before ragloom's
+        own defaults. When several plugins answer, the earlier-registered one wins
         field by field.
         """
 
