@@ -149,3 +149,25 @@ def test_register_accepts_the_command_kind() -> None:
     command = click.Command("x", help="X.")
     registry.register("command", "x", command, dist="ragloom-x")
     assert registry.resolve("command", "x") is command
+
+
+def test_the_command_contract_catches_what_ragloom_would_trip_on() -> None:
+    import click
+    from ragloom.testing import CommandContract
+
+    contract = CommandContract()
+
+    @click.command()
+    def quiet() -> int:
+        return 1
+
+    with pytest.raises(AssertionError, match="give the command a docstring"):
+        contract.test_is_a_click_command_with_help(quiet)
+    with pytest.raises(AssertionError, match="must be a click.Command"):
+        contract.test_is_a_click_command_with_help(print)
+    with pytest.raises(AssertionError, match="exit status 1"):
+        contract.test_a_valid_invocation_succeeds(quiet, [])
+    with pytest.raises(AssertionError, match="built-in ragloom command"):
+        contract.test_registered_under_its_name(quiet, "acme:ingest")
+    contract.test_help_exits_zero(quiet)
+    contract.test_an_unknown_option_is_a_usage_error(quiet)
