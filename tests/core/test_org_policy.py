@@ -20,8 +20,7 @@ from ragloom import (
     PolicyViolationError,
 )
 from ragloom.cli import main
-from ragloom.plugins import Registry, discover_plugins
-from ragloom.plugins._policy import policy_in_force
+from ragloom.plugins import Registry, discover_plugins, policy_in_force
 from support.fake_dists import Site, make_site
 
 SAME = """

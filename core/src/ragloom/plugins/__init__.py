@@ -1,8 +1,10 @@
 """The plugin system: entry-point discovery, pluggy hooks, and the per-build ``Registry``.
 
 Listing what is installed (:func:`discover_plugins`) reads entry-point metadata only and imports
-no plugin; a component's code is imported when a pipeline that names it is built. This package
-is lazy: listing plugins does not import pluggy or the registry.
+no plugin (but the ``ragloom.policy`` modules of platform plugins, which say what the
+organisation's policy blocks: :func:`policy_in_force`); a component's code is imported when a
+pipeline that names it is built. This package is lazy: listing plugins does not import pluggy
+or the registry.
 """
 
 from __future__ import annotations
@@ -18,16 +20,20 @@ from ._discovery import (
     discover_plugins,
     install_hint,
 )
+from ._policy import POLICY_ENV, OrgPolicy, policy_in_force
 
 __all__ = [
     "GROUPS",
     "HOOK_GROUP",
+    "POLICY_ENV",
+    "OrgPolicy",
     "PluginInfo",
     "Provider",
     "Registry",
     "disabled_from_env",
     "discover_plugins",
     "install_hint",
+    "policy_in_force",
 ]
 
 
