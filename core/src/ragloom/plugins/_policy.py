@@ -295,13 +295,12 @@ def _combine(operator: PolicySettings | None, plugins: list[PolicySettings]) -> 
         if lists:
             policy.allow = frozenset().union(*(p.allow for p in lists if p.allow is not None))
             policy.allow_source = ", ".join(p.source for p in lists)
-    operator_allows = operator.allow if operator is not None and operator.allow else frozenset()
     for settings in plugins:
         for dist in sorted(settings.block):
-            if dist in operator_allows:
+            if operator is not None and operator.allow is not None and dist in operator.allow:
                 policy.overruled.append(
-                    f"{settings.source} blocks {dist}, which {operator.source if operator else ''}"
-                    " allows: it is not blocked"
+                    f"{settings.source} blocks {dist}, which {operator.source} allows: it is "
+                    "not blocked"
                 )
             else:
                 policy.block.setdefault(dist, settings.source)
