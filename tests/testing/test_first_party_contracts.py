@@ -1,5 +1,5 @@
-"""Every loader, embedder and store this repository registers runs the kit's contract for its
-family somewhere in the suite.
+"""Every loader, embedder, store and reranker this repository registers runs the kit's contract
+for its family somewhere in the suite.
 
 The registered classes come from the entry points of this repository's distributions; the
 contract tests are found by reading the test files (a class deriving from the family's contract,
@@ -21,6 +21,7 @@ FAMILIES = {
     "ragloom.loaders": ("LoaderContract", "loader"),
     "ragloom.embedders": ("EmbedderContract", "embedder"),
     "ragloom.stores": ("StoreContract", "store_factory"),
+    "ragloom.rerankers": ("RerankerContract", "reranker"),
 }
 
 

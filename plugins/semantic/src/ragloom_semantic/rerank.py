@@ -33,7 +33,7 @@ __all__ = ["DEFAULT_LAMBDA", "MMRReranker", "mmr_order"]
 
 #: The weight of relevance against redundancy, chosen on the development halves of the
 #: evaluation sets (docs/evaluation.md).
-DEFAULT_LAMBDA = 0.7
+DEFAULT_LAMBDA = 0.5
 
 _WORD = re.compile(r"\w+")
 
