@@ -263,3 +263,11 @@ def test_a_new_query_side_kind_is_one_row_its_module_and_nothing_else() -> None:
     assert report["routes_key"] is True
     shown = "\n".join(help_lines)
     assert "--hit-filter NAME" in shown and "--hit-filter-option KEY=VALUE" in shown
+
+
+def test_the_plugin_guide_lists_every_kind_of_the_table() -> None:
+    from support.doc_blocks import REPO
+
+    page = (REPO / "docs" / "plugins" / "writing-a-plugin.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(ragloom\.\w+)` \| `(\w+)` \|", page, flags=re.M))
+    assert rows == {row.group: row.name for row in KINDS.values()}

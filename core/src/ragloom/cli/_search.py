@@ -139,6 +139,7 @@ def _print(result: Any) -> None:
 @click.pass_context
 def search(
     ctx: click.Context,
+    /,
     questions: tuple[str, ...],
     index_path: str,
     routes: str | None,

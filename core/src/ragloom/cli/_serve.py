@@ -80,6 +80,7 @@ def serve_missing() -> str:
 @click.pass_context
 def serve(
     ctx: click.Context,
+    /,
     index_path: str,
     host: str,
     port: int,
