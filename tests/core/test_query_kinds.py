@@ -271,3 +271,19 @@ def test_the_plugin_guide_lists_every_kind_of_the_table() -> None:
     page = (REPO / "docs" / "plugins" / "writing-a-plugin.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `(ragloom\.\w+)` \| `(\w+)` \|", page, flags=re.M))
     assert rows == {row.group: row.name for row in KINDS.values()}
+
+
+def test_a_routes_file_names_a_reranker_by_name_or_table(tmp_path) -> None:
+    from ragloom.searcher import load_routes, routes_components
+
+    path = tmp_path / "routes.json"
+    path.write_text('{"routes": [{"name": "a"}], "rerank": "mmr"}', encoding="utf-8")
+    assert routes_components(str(path)) == {"reranker": ("mmr", {})}
+    assert load_routes(str(path)) == {"routes": [{"name": "a"}]}  # the router's part only
+    path.write_text('{"routes": [], "rerank": {"name": "mmr", "params": {"lambda_mult": 1}}}',
+                    encoding="utf-8")
+    assert routes_components(str(path)) == {"reranker": ("mmr", {"lambda_mult": 1})}
+    for bad in ('3', '{"name": "mmr", "depth": 2}', '""'):
+        path.write_text(f'{{"routes": [], "rerank": {bad}}}', encoding="utf-8")
+        with pytest.raises(ConfigurationError, match="'rerank' names a registered reranker"):
+            routes_components(str(path))

@@ -7,8 +7,9 @@ routes fitted from the index's collections (:mod:`ragloom.index_routes`: no rout
 collection; a keyword router over a routes file, or any router named, instead), and a
 :class:`StoreRetriever` over the embedded LanceDB index of ragloom-lancedb (hybrid when the
 index holds vectors, embedding each sub-query with ragloom-semantic's model2vec encoder),
-restricted to some collections when asked. A pipeline file with ``query`` and ``retrieval``
-sections names any other components.
+restricted to some collections when asked; with a reranker when one is named (``rerank``, or
+a routes file's ``rerank`` key: each query-side kind of :mod:`ragloom.kinds` adds such a
+setting). A pipeline file with ``query`` and ``retrieval`` sections names any other components.
 """
 
 from __future__ import annotations
