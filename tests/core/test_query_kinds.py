@@ -287,3 +287,12 @@ def test_a_routes_file_names_a_reranker_by_name_or_table(tmp_path) -> None:
         path.write_text(f'{{"routes": [], "rerank": {bad}}}', encoding="utf-8")
         with pytest.raises(ConfigurationError, match="'rerank' names a registered reranker"):
             routes_components(str(path))
+
+
+def test_the_kit_exports_every_contract_the_table_names() -> None:
+    import ragloom.testing
+
+    for row in KINDS.values():
+        if row.contract is not None:
+            name = row.contract.rsplit(":", 1)[1]
+            assert getattr(ragloom.testing, name) is row.contract_type(), row.name
