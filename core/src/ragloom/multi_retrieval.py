@@ -463,7 +463,8 @@ class MultiQueryRetrievalPipeline(Component):
         self.store = store if store is not None else getattr(retriever, "store", None)
         self.embedder = embedder if embedder is not None else getattr(retriever, "embedder", None)
         self.routes = _route_specs(router)
-        #: Query-side components by kind name (a reranker...), in the table's order.
+        #: Query-side components by kind name (a reranker...); each runs at its kind's stage,
+        #: in the order of the table of kinds.
         self.components = check_query_components(components)
         self.retrievers = dict(retrievers or {})
         #: Names of the retrievers given in code (the others were built from the registry).
