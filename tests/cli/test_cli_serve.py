@@ -329,3 +329,34 @@ def test_the_page_searches_and_opens_a_document_in_headless_chromium(server, tmp
         wait.until(lambda d: d.find_element(By.ID, "results").is_displayed())
     finally:
         driver.quit()
+
+
+
+def test_a_reranker_named_on_the_command_line_reranks_what_it_serves(
+    index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragloom
+    import uvicorn
+    from fastapi.testclient import TestClient
+    from ragloom.cli import main
+
+    served: list[Any] = []
+
+    def run(self: uvicorn.Server, sockets: Any = None) -> None:  # one request, in process
+        with TestClient(self.config.app) as client:
+            served.append(client.post("/search", json={"question": QUESTION}).json())
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    monkeypatch.delenv("RAGLOOM_SERVE_TOKEN", raising=False)
+    args = ["--mode", "text", "--rerank", "mmr", "--rerank-option", "lambda_mult=0"]
+    assert main(["serve", "--index", str(index), "--port", "0", *args]) == 0
+    settings = {"mode": "text", "rerank": "mmr", "rerank_options": {"lambda_mult": 0}}
+    with ragloom.Searcher(index=str(index), **settings) as searcher:
+        expected = searcher.search(QUESTION).model_dump(mode="json")
+    with ragloom.Searcher(index=str(index), mode="text") as searcher:
+        fused = searcher.search(QUESTION).model_dump(mode="json")
+    assert served == [expected]
+    # lambda 0 picks for novelty alone: not the fused order
+    assert [p["chunk_id"] for p in expected["passages"]] != [
+        p["chunk_id"] for p in fused["passages"]
+    ]

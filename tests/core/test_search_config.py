@@ -12,6 +12,7 @@ from ragloom.errors import ConfigurationError
 from ragloom.models import Document
 from ragloom.multi_retrieval import MultiQueryRetrievalPipeline, RetrievalResult
 from ragloom.query import QueryTransformer, Route, RouteDecision, Router
+from ragloom.reranking import Reranker
 from ragloom.retrieval import StoreRetriever
 from ragloom.stores import IndexedDocument, ScoredChunk, Store, StoreInfo, matches_where
 from ragloom.testing import isolated_registry
@@ -260,3 +261,47 @@ def test_the_block_keeps_its_store_for_a_file(tmp_path: Path, registry) -> None:
         "name": "memory", "params": {"path": str(tmp_path), "label": ""},
     }
     assert not store.closed  # a block built in code does not own what it was given
+
+
+class Last(Reranker):
+    """The fused passages, last first."""
+
+    step_id = "test/last"
+
+    def __init__(self, keep: int = 10) -> None:
+        self.keep = keep
+
+    def config(self):
+        return {"keep": self.keep}
+
+    def rerank(self, question, passages, top_k):
+        return passages[::-1][: min(top_k, self.keep)]
+
+
+def test_a_rerank_key_names_the_reranker_and_is_written_back(registry) -> None:
+    registry.register("reranker", "last", Last)
+    question = "billing refund and security password"
+    with build_pipeline(spec(top_k=4), registry=registry) as plain:
+        (fused,) = plain.run_sync([question])
+    pipeline = build_pipeline(spec(top_k=4, rerank={"name": "last", "params": {"keep": 3}}),
+                              registry=registry)
+    assert isinstance(pipeline.block.components["reranker"], Last)
+    with pipeline:
+        (result,) = pipeline.run_sync([question])
+    assert len(fused.passages) > 3
+    assert [p.chunk_id for p in result.passages] == [
+        p.chunk_id for p in fused.passages[::-1][:3]
+    ]
+    dumped = dump_pipeline(pipeline)
+    assert dumped["retrieval"]["rerank"] == {"name": "last", "params": {"keep": 3}}
+    with build_pipeline(dumped, registry=registry) as again, build_pipeline(
+        dump_pipeline(again), registry=registry
+    ) as third:
+        assert dump_pipeline(again) == dumped
+        assert third.block.config_hash == again.block.config_hash
+    with build_pipeline(spec(rerank="last"), registry=registry) as short:
+        assert short.block.components["reranker"].keep == 10
+    with pytest.raises(ConfigurationError, match=r"retrieval\.rerank\.name: .*'lost'"):
+        build_pipeline(spec(rerank="lost"), registry=registry)
+    with pytest.raises(ConfigurationError, match=r"retrieval\.rerank\.params"):
+        build_pipeline(spec(rerank={"name": "last", "params": {"depth": 1}}), registry=registry)

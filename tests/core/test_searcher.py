@@ -10,6 +10,8 @@ import ragloom
 from ragloom import ConfigurationError
 from support.sample_index import SAMPLE_DOCS, build_sample_index
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
 pytest.importorskip("ragloom_lancedb")
 pytest.importorskip("ragloom_semantic")
 pytest.importorskip("ragloom_rules")
@@ -80,3 +82,96 @@ def test_evaluate_returns_the_report_as_objects(index) -> None:
     assert render_html(report).startswith("<!doctype html>")
     with pytest.raises(ConfigurationError, match="ks must be"):
         ragloom.evaluate(questions, str(index), ks=(0,))
+
+
+REVERSE_PLUGIN = '''
+from ragloom.plugins.hookspecs import hookimpl
+from ragloom.reranking import Reranker
+
+
+class Reverse(Reranker):
+    """The fused passages, last first, at most ``keep``."""
+
+    step_id = "rr-reverse/reverse"
+
+    def __init__(self, keep: int = 100) -> None:
+        self.keep = keep
+
+    def config(self):
+        return {"keep": self.keep}
+
+    def rerank(self, question, passages, top_k):
+        return passages[::-1][: min(top_k, self.keep)]
+
+
+@hookimpl
+def ragloom_register(register):
+    register("reranker", "reverse", Reverse)
+'''
+
+
+@pytest.fixture
+def reverse_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A third-party distribution whose hook registers the reranker ``reverse``."""
+    site = tmp_path / "site"
+    info = site / "rr_reverse-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / "rr_reverse.py").write_text(REVERSE_PLUGIN, encoding="utf-8")
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: rr-reverse\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[ragloom.plugins]\nrr-reverse = rr_reverse\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
+def test_a_reranker_a_plugin_registers_is_used_by_search_ask_and_routes_files(
+    index, reverse_plugin, tmp_path, capsys
+) -> None:
+    import json
+
+    import yaml
+    from ragloom.cli import main
+
+    with ragloom.Searcher(index=str(index), mode="text", top_k=3) as searcher:
+        plain = [p.chunk_id for p in searcher.search(QUESTION).passages]
+    with ragloom.Searcher(index=str(index), mode="text", top_k=3, rerank="reverse") as searcher:
+        reranked = searcher.search(QUESTION).passages
+    # the reranker chose the last of every passage found (more than the three kept)
+    assert len(reranked) == 3 and [p.chunk_id for p in reranked] != plain
+    scores = [p.score for p in reranked]
+    assert scores == sorted(scores)  # the fused scores, in the reranker's order
+
+    args = ["search", QUESTION, "--index", str(index), "--mode", "text", "-k", "3", "--json"]
+    assert main([*args, "--rerank", "reverse", "--rerank-option", "keep=2"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [p["chunk_id"] for p in shown["passages"]] == [p.chunk_id for p in reranked][:2]
+    assert main(["ask", *args[1:], "--rerank", "reverse"]) == 0
+    answered = json.loads(capsys.readouterr().out)
+    assert [p["chunk_id"] for p in answered["retrieval"]["passages"]] == [
+        p.chunk_id for p in reranked
+    ]
+
+    routes = yaml.safe_load((EXAMPLES / "routes.yaml").read_text(encoding="utf-8"))
+    routes["rerank"] = {"name": "reverse", "params": {"keep": 1}}
+    path = tmp_path / "routes.yaml"
+    path.write_text(yaml.safe_dump(routes), encoding="utf-8")
+    with ragloom.Searcher(index=str(index), mode="text", routes=str(path)) as searcher:
+        assert len(searcher.search(QUESTION).passages) == 1
+    # the settings win over the file
+    with ragloom.Searcher(index=str(index), mode="text", routes=str(path),
+                          rerank_options={"keep": 2}) as searcher:
+        assert len(searcher.search(QUESTION).passages) == 2
+
+    for bad, phrase in (
+        (["--rerank", "revers"], "'reverse'"),
+        (["--rerank", "reverse", "--rerank-option", "keep"], "is not KEY=VALUE"),
+        (["--rerank", "reverse", "--rerank-option", "depth=2"], "depth"),
+        (["--rerank-option", "keep=2"], "name the reranker"),
+        (["--config", str(path), "--rerank", "reverse"], "--rerank"),
+    ):
+        assert main([*args, *bad]) == 2, bad
+        err = capsys.readouterr().err
+        assert phrase in err and "Traceback" not in err, (bad, err)

@@ -1,5 +1,5 @@
-"""Every loader, embedder and store this repository registers runs the kit's contract for its
-family somewhere in the suite.
+"""Every loader, embedder, store and reranker this repository registers runs the kit's contract
+for its family somewhere in the suite.
 
 The registered classes come from the entry points of this repository's distributions; the
 contract tests are found by reading the test files (a class deriving from the family's contract,
@@ -9,6 +9,7 @@ directly or through another test class of its file, whose fixture builds the com
 from __future__ import annotations
 
 import ast
+import functools
 import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -21,6 +22,7 @@ FAMILIES = {
     "ragloom.loaders": ("LoaderContract", "loader"),
     "ragloom.embedders": ("EmbedderContract", "embedder"),
     "ragloom.stores": ("StoreContract", "store_factory"),
+    "ragloom.rerankers": ("RerankerContract", "reranker"),
 }
 
 
@@ -48,11 +50,18 @@ def _base_names(node: ast.ClassDef) -> list[str]:
     ]
 
 
+@functools.cache
+def _test_modules() -> tuple[ast.Module, ...]:
+    """Every test file of the suite, parsed once (each family's check reads them all)."""
+    return tuple(
+        ast.parse(path.read_text(encoding="utf-8")) for path in sorted(TESTS.rglob("test_*.py"))
+    )
+
+
 def covered(contract: str, fixture: str) -> set[str]:
     """Names called in the ``fixture`` of every test class deriving from ``contract``."""
     found: set[str] = set()
-    for path in TESTS.rglob("test_*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for tree in _test_modules():
         classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
 
         def derives(node: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
@@ -94,6 +103,7 @@ def test_the_families_have_first_party_members() -> None:
     assert len(registered("ragloom.loaders")) >= 8
     assert set(registered("ragloom.embedders")) >= {"ragloom-semantic:model2vec"}
     assert set(registered("ragloom.stores")) >= {"ragloom-lancedb:lancedb"}
+    assert set(registered("ragloom.rerankers")) >= {"ragloom-semantic:mmr"}
 
 
 def test_every_first_party_loader_embedder_and_store_runs_its_contract() -> None:
@@ -112,6 +122,7 @@ def test_the_finder_sees_a_missing_contract() -> None:
     assert "LanceDBStore" in covered("StoreContract", "store_factory")
     assert "NotAStore" not in covered("StoreContract", "store_factory")
     assert "Model2VecEmbedder" in covered("EmbedderContract", "embedder")
+    assert "MMRReranker" in covered("RerankerContract", "reranker")
     assert {"HtmlLoader", "PdfLoader", "DocxLoader", "TextLoader"} <= covered(
         "LoaderContract", "loader"
     )

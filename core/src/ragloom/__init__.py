@@ -64,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "FusedPassage": ".multi_retrieval",
     "Retriever": ".retrieval",
     "StoreRetriever": ".retrieval",
+    "Reranker": ".reranking",
     "Store": ".stores",
     "Embedder": ".embedding",
     "EmbeddingStep": ".embedding",
@@ -128,6 +129,7 @@ __all__ = [
     "MultiQueryRetrievalPipeline",
     "RetrievalResult",
     "RetrieveSpec",
+    "Reranker",
     "Retriever",
     "Route",
     "Store",
@@ -281,6 +283,7 @@ if TYPE_CHECKING:
     from .plugins import Registry, discover_plugins
     from .policy import DEFAULT_POLICY, Policy
     from .query import QueryTransformer, RetrieveSpec, Route, RouteDecision, Router
+    from .reranking import Reranker
     from .retrieval import Retriever, StoreRetriever
     from .routed import RoutedStep
     from .searcher import Searcher, SearchSettings, search

@@ -7,6 +7,12 @@ names it in a pipeline file's step table (if it can be a step), and the conforma
 a plugin author tests it with. Discovery, type checks, pipeline files, dumping, ``ragloom plugins``
 and ``ragloom new-plugin`` all read this table; adding a kind is one row here plus its contract.
 
+A *query-side* kind also says where its component plugs into a search (``query_stage``, one of
+:data:`QUERY_STAGES`) and the key that names it (``setting``): the ``retrieval`` section of a
+pipeline file, a routes file, :class:`~ragloom.searcher.SearchSettings` and the ``--SETTING`` /
+``--SETTING-option`` options of ``ragloom search``, ``ask``, ``serve`` and ``eval`` are all made
+from these rows (the reranker is one: ``rerank = "mmr"``, ``--rerank mmr``).
+
 Base types and contracts are named by import path and imported only when needed, so reading the
 table (e.g. to list plugins) imports nothing.
 """
@@ -16,9 +22,26 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["KINDS", "STEP_KINDS", "Kind", "kind", "kind_of_group"]
+__all__ = [
+    "KINDS",
+    "QUERY_KINDS",
+    "QUERY_STAGES",
+    "STEP_KINDS",
+    "Kind",
+    "QueryStage",
+    "kind",
+    "kind_of_group",
+    "kinds_listed",
+]
+
+#: Where a query-side component plugs into a search (see :mod:`ragloom.query_stages`):
+#: ``"search"``: each search of a question (an ask's, the whole question's), its hits before
+#: they are fused; ``"fused"``: the question's fused passages, before the cut to ``top_k``.
+QueryStage = Literal["search", "fused"]
+#: The stages, in the order a search reaches them.
+QUERY_STAGES: tuple[QueryStage, ...] = ("search", "fused")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +68,20 @@ class Kind:
     #: Whether a contribution is an object of the base type itself (a click command) rather
     #: than a class or a factory that builds one.
     instance: bool = False
+    #: Where a component of this kind runs in a search (a *query-side* kind), or ``None``;
+    #: its base type must then derive from the stage's type in :mod:`ragloom.query_stages`.
+    query_stage: QueryStage | None = None
+    #: The key that names a component of a query-side kind: in a pipeline file's
+    #: ``retrieval`` section and a routes file (``rerank = "mmr"``), a field of
+    #: :class:`~ragloom.searcher.SearchSettings` (with ``SETTING_options``), and the
+    #: command line's ``--SETTING`` / ``--SETTING-option`` (``--rerank``).
+    setting: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.query_stage is None) != (self.setting is None):
+            raise ValueError(f"kind {self.name!r}: give both query_stage and setting, or neither")
+        if self.query_stage is not None and self.query_stage not in QUERY_STAGES:
+            raise ValueError(f"kind {self.name!r}: unknown query stage {self.query_stage!r}")
 
     def wrapper_type(self) -> type | None:
         """The wrapping step class, imported now (``None``: components are steps)."""
@@ -118,6 +155,12 @@ _ROWS = (
         contract="ragloom.testing.contracts:RouterContract",
     ),
     Kind(
+        "reranker", "ragloom.rerankers", "ragloom.reranking:Reranker",
+        "reorders (and may thin out) a question's fused passages before the cut to top_k",
+        contract="ragloom.testing.rerankers:RerankerContract",
+        query_stage="fused", setting="rerank",
+    ),
+    Kind(
         "answerer", "ragloom.answerers", "ragloom.answering:Answerer",
         "answers a question from its retrieved passages, citing them by exact span",
         contract="ragloom.testing.answerers:AnswererContract",
@@ -151,7 +194,16 @@ KINDS: MappingProxyType[str, Kind] = MappingProxyType({row.name: row for row in 
 #: The kinds a pipeline file's step table can name, in the order they are looked for.
 STEP_KINDS: tuple[Kind, ...] = tuple(row for row in _ROWS if row.step_key is not None)
 
+#: The query-side kinds (a ``query_stage`` and a ``setting``), in the order they run within
+#: a stage.
+QUERY_KINDS: tuple[Kind, ...] = tuple(row for row in _ROWS if row.query_stage is not None)
+
 _BY_GROUP = {row.group: row for row in _ROWS}
+
+
+def kinds_listed(rows: Any = None) -> str:
+    """The names of ``rows`` (default: every kind) as ``` ``a``, ``b`` ``` for a docstring."""
+    return ", ".join(f"``{row.name}``" for row in (KINDS.values() if rows is None else rows))
 
 
 def kind(name: str) -> Kind:

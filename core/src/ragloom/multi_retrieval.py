@@ -20,7 +20,11 @@ passages that answer one ask; they were chosen on the development halves of the 
 evaluation sets (plain sum-RRF, ``fusion_k=60, consensus=1``, found fewer facets there). Each
 passage says which sub-queries found it at what rank. A passage's ``score`` is its fused score
 over the best one possible (every list ranking it first): 1.0 is a passage every search put
-first, and the scores of one answer compare with each other. A sub-query whose retrieval
+first, and the scores of one answer compare with each other. Query-side components
+(:mod:`ragloom.query_stages`; a reranker, ``components={"reranker": ...}``) see each search's
+hits before the fusion, or the question's fused passages before the cut to ``top_k`` (then
+every fused passage, and they choose the ``top_k`` kept and their order; scores stay the fused
+ones). A sub-query whose retrieval
 failed is reported in the result; a question whose every sub-query failed fails as an item
 (``ItemFailed``).
 """
@@ -28,7 +32,6 @@ failed is reported in the result; a question whose every sub-query failed fails 
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 import re
 from collections.abc import Mapping
@@ -55,6 +58,7 @@ from .multi_query import (
 from .pipeline import Pipeline
 from .policy import Policy
 from .query import QueryTransformer, RetrieveSpec, Router
+from .query_stages import build_query_component, check_query_components, ordered
 from .retrieval import Retriever, demote_boilerplate, reciprocal_rank_fusion
 from .step import PipelineStep
 
@@ -183,6 +187,7 @@ class RetrieveStep(PipelineStep[Any]):
         consensus: float = DEFAULT_CONSENSUS,
         whole_weight: float = DEFAULT_WHOLE_WEIGHT,
         boost_weight: float = DEFAULT_BOOST_WEIGHT,
+        components: Mapping[str, Any] | None = None,
         policy: Policy | None = None,
     ) -> None:
         super().__init__(policy=policy, name="Retrieve")
@@ -198,11 +203,14 @@ class RetrieveStep(PipelineStep[Any]):
         self.consensus = consensus
         self.whole_weight = whole_weight
         self.boost_weight = boost_weight
+        #: Query-side components by kind name (see :mod:`ragloom.query_stages`).
+        self.components = check_query_components(components)
 
     def config(self) -> Mapping[str, Any]:
         return {
             "top_k": self.top_k, "fusion_k": self.fusion_k, "consensus": self.consensus,
             "whole_weight": self.whole_weight, "boost_weight": self.boost_weight,
+            **{k: c.config_hash for k, c in self.components.items()},
         }
 
     def _plan_for(self, route: str) -> tuple[Retriever, RetrieveSpec | None]:
@@ -277,6 +285,14 @@ class RetrieveStep(PipelineStep[Any]):
                 + "; ".join(f"{f.sub_query!r}: {f.error}" for f in failures)
             )
         kept = [(s, found) for s, found in zip(searches, hits, strict=True) if found is not None]
+        for stage in ordered(self.components, "search"):
+            kept = [
+                (search, await anyio.to_thread.run_sync(
+                    stage.on_search, item.query, search.routed.sub_query, list(found)
+                ))
+                for search, found in kept
+            ]
+        refine = ordered(self.components, "fused")
         # Chunks with nothing to read (a lone heading, a navigation line) go after the others
         # of their list, so they never crowd out a passage.
         lists = [(search.weight, demote_boilerplate(found)) for search, found in kept]
@@ -284,8 +300,9 @@ class RetrieveStep(PipelineStep[Any]):
         weights = [weight for weight, _ in lists]
         top = max(weights, default=0.0)
         best = (top + self.consensus * (sum(weights) - top)) / (self.fusion_k + 1)
-        fused = reciprocal_rank_fusion(
-            lists, k=self.fusion_k, top_k=self.top_k, consensus=self.consensus
+        fused = reciprocal_rank_fusion(  # a component at the "fused" stage sees them all
+            lists, k=self.fusion_k, top_k=None if refine else self.top_k,
+            consensus=self.consensus,
         )
         passages = []
         for score, chunk, found in fused:
@@ -310,11 +327,15 @@ class RetrieveStep(PipelineStep[Any]):
                     ],
                 )
             )
+        for stage in refine:
+            passages = await anyio.to_thread.run_sync(
+                stage.on_fused, item.query, passages, self.top_k
+            )
         return RetrievalResult(
             query=item.query,
             sub_queries=item.sub_queries,
             routing_plan=plan,
-            passages=passages,
+            passages=passages[: self.top_k],
             failures=failures,
         )
 
@@ -362,6 +383,8 @@ class MultiQueryRetrievalPipeline(Component):
         store: the :class:`~ragloom.stores.Store` handed to retrievers built from the
             registry.
         embedder: the :class:`~ragloom.embedding.Embedder` handed to them likewise.
+        components: query-side components by kind name (``{"reranker": reranker}``; the
+            query-side kinds of the table of kinds, see :mod:`ragloom.query_stages`).
 
     Each route of the router (``router.routes``, :class:`~ragloom.query.Route` models) may
     carry ``retrieve`` settings: a retriever name, a metadata filter (``where``), ``top_k``
@@ -390,6 +413,7 @@ class MultiQueryRetrievalPipeline(Component):
         registry: Any = None,
         store: Any = None,
         embedder: Any = None,
+        components: Mapping[str, Any] | None = None,
     ) -> None:
         self.routing = MultiQueryRoutingPipeline(
             decomposer, router, max_sub_queries, on_empty_decomposition, policy=policy
@@ -439,6 +463,9 @@ class MultiQueryRetrievalPipeline(Component):
         self.store = store if store is not None else getattr(retriever, "store", None)
         self.embedder = embedder if embedder is not None else getattr(retriever, "embedder", None)
         self.routes = _route_specs(router)
+        #: Query-side components by kind name (a reranker...); each runs at its kind's stage,
+        #: in the order of the table of kinds.
+        self.components = check_query_components(components)
         self.retrievers = dict(retrievers or {})
         #: Names of the retrievers given in code (the others were built from the registry).
         self.given_retrievers = frozenset(self.retrievers)
@@ -463,6 +490,7 @@ class MultiQueryRetrievalPipeline(Component):
             "consensus": self.consensus,
             "whole_weight": self.whole_weight,
             "boost_weight": self.boost_weight,
+            **{k: c.config_hash for k, c in self.components.items()},
         }
 
     def build(self, *, registry: Any = None, plugin_hooks: bool = True) -> Pipeline[Any]:
@@ -483,7 +511,7 @@ class MultiQueryRetrievalPipeline(Component):
         last = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
             fusion_k=self.fusion_k, consensus=self.consensus, whole_weight=self.whole_weight,
-            boost_weight=self.boost_weight,
+            boost_weight=self.boost_weight, components=self.components,
         )(route)
         for step in _chain(registry, "after", self):
             last = step(last)
@@ -499,7 +527,7 @@ class MultiQueryRetrievalPipeline(Component):
         step = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
             fusion_k=self.fusion_k, consensus=self.consensus, whole_weight=self.whole_weight,
-            boost_weight=self.boost_weight, policy=self.policy,
+            boost_weight=self.boost_weight, components=self.components, policy=self.policy,
         )
         result: RetrievalResult = await step.transform(state, ExecutionContext(policy=self.policy))
         return result
@@ -532,15 +560,5 @@ def _route_specs(router: Router) -> dict[str, RetrieveSpec]:
 def _build_retriever(
     registry: Any, name: str, params: Mapping[str, Any], store: Any, embedder: Any
 ) -> Retriever:
-    factory = registry.resolve("retriever", name)
-    wanted = dict(params)
-    try:
-        accepted = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        accepted = {}  # type: ignore[assignment]
-    if "store" in accepted and "store" not in wanted and store is not None:
-        wanted["store"] = store
-    if "embedder" in accepted and "embedder" not in wanted and embedder is not None:
-        wanted["embedder"] = embedder
-    built: Retriever = registry.create("retriever", name, wanted)
+    built: Retriever = build_query_component(registry, "retriever", name, params, store, embedder)
     return built

@@ -7,8 +7,9 @@ routes fitted from the index's collections (:mod:`ragloom.index_routes`: no rout
 collection; a keyword router over a routes file, or any router named, instead), and a
 :class:`StoreRetriever` over the embedded LanceDB index of ragloom-lancedb (hybrid when the
 index holds vectors, embedding each sub-query with ragloom-semantic's model2vec encoder),
-restricted to some collections when asked. A pipeline file with ``query`` and ``retrieval``
-sections names any other components.
+restricted to some collections when asked; with a reranker when one is named (``rerank``, or
+a routes file's ``rerank`` key: each query-side kind of :mod:`ragloom.kinds` adds such a
+setting). A pipeline file with ``query`` and ``retrieval`` sections names any other components.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from .collection import collection_where
 from .errors import ConfigurationError
+from .kinds import QUERY_KINDS
 
 if TYPE_CHECKING:
     from .multi_retrieval import RetrievalResult
@@ -64,17 +66,22 @@ DEFAULT_TOP_K = 5
 #: The ``decomposer`` value that searches each question whole (no decomposition).
 WHOLE_QUESTION = "none"
 
-#: The keys of a routes file.
-ROUTES_KEYS = ("routes", "default_route", "description")
+#: The keys of a routes file: its routes, and one per query-side kind of the table of kinds
+#: (``rerank``: the reranker of the searches that use the file).
+ROUTES_KEYS = (
+    "routes", "default_route", "description", *(row.setting for row in QUERY_KINDS if row.setting)
+)
 
 SearchMode = Literal["hybrid", "vector", "text"]
 
 
-class SearchSettings(BaseModel):
+class _SearchFields(BaseModel):
     """What a search is made of (every field has the command line's default).
 
     ``config`` (a pipeline file with ``query`` and ``retrieval`` sections) replaces all the
-    component fields; giving both is an error.
+    component fields; giving both is an error. Each query-side kind of the table of kinds adds
+    two fields: its ``setting`` (``rerank``: a registered name) and ``SETTING_options`` (its
+    parameters); a routes file may name one too (the settings win).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -106,9 +113,9 @@ class SearchSettings(BaseModel):
             name
             for name in (
                 "routes", "decomposer", "router", "mode", "embedder", "whole_weight",
-                "collections",
+                "collections", *query_settings(),
             )
-            if getattr(self, name) is not None
+            if getattr(self, name, None) is not None
         ]
         if self.top_k != DEFAULT_TOP_K:
             given.append("top_k")
@@ -117,6 +124,40 @@ class SearchSettings(BaseModel):
                 f"{', '.join(given)}: these choose the search without a file; with a pipeline "
                 "file set them in its 'query' and 'retrieval' sections"
             )
+
+
+def query_settings() -> list[str]:
+    """The fields of :class:`SearchSettings` that the query-side kinds add (``rerank``,
+    ``rerank_options``...)."""
+    return [
+        name for row in QUERY_KINDS if row.setting
+        for name in (row.setting, f"{row.setting}_options")
+    ]
+
+
+#: The fields of the query-side kinds (a registered name, its parameters).
+if TYPE_CHECKING:
+    SearchSettings = _SearchFields
+else:
+    SearchSettings = create_model(
+        "SearchSettings",
+        __base__=_SearchFields,
+        __module__=__name__,
+        **{
+            name: field
+            for row in QUERY_KINDS
+            if row.setting
+            for name, field in (
+                (row.setting, (str | None, Field(
+                    default=None, description=f"A registered {row.name}: {row.description}."
+                ))),
+                (f"{row.setting}_options", (dict[str, Any] | None, Field(
+                    default=None, description=f"The parameters of the {row.name}."
+                ))),
+            )
+        },
+    )
+    SearchSettings.__doc__ = _SearchFields.__doc__
 
 
 def open_index(
@@ -188,6 +229,37 @@ def load_routes(path: str) -> dict[str, Any]:
     if data.get("default_route") is not None:
         params["default_route"] = data["default_route"]
     return params
+
+
+def routes_components(path: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The query-side components a routes file names (``rerank: mmr``, or ``rerank: {name:
+    mmr, params: {...}}``): kind name -> (registered name, parameters)."""
+    from .config import read_data_file
+
+    data = read_data_file(Path(path), what="routes", default_format="json")
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    if not isinstance(data, dict):
+        return out
+    for row in QUERY_KINDS:
+        value = data.get(row.setting) if row.setting else None
+        if value is None:
+            continue
+        if isinstance(value, str) and value.strip():
+            out[row.name] = (value, {})
+            continue
+        if (
+            isinstance(value, dict)
+            and isinstance(value.get("name"), str)
+            and set(value) <= {"name", "params"}
+            and isinstance(value.get("params", {}), dict)
+        ):
+            out[row.name] = (value["name"], dict(value.get("params") or {}))
+            continue
+        raise ConfigurationError(
+            f"{path}: {row.setting!r} names a registered {row.name}: a name, or a mapping with "
+            f"'name' and 'params', not {value!r}"
+        )
+    return out
 
 
 def routes_router(registry: Any, name: str, path: str) -> Any:
@@ -268,6 +340,7 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
             registry=registry,
             store=store,
             embedder=embedder,
+            components=_query_components(settings, registry, store, embedder),
         )
         pipeline = block.build()
     except BaseException:
@@ -276,6 +349,33 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
     pipeline.registry = registry
     pipeline.own(store)
     return pipeline
+
+
+def _query_components(
+    settings: SearchSettings, registry: Any, store: Any, embedder: Any
+) -> dict[str, Any]:
+    """The query-side components the settings (or, for those they leave out, the routes
+    file) name, handed the store and the embedder when they take them."""
+    from .query_stages import build_query_component
+
+    chosen = routes_components(settings.routes) if settings.routes is not None else {}
+    for row in QUERY_KINDS:
+        assert row.setting is not None
+        name = getattr(settings, row.setting, None)
+        options = getattr(settings, f"{row.setting}_options", None)
+        if name is not None:
+            chosen[row.name] = (name, dict(options or {}))
+        elif options:
+            if row.name not in chosen:
+                raise ConfigurationError(
+                    f"{row.setting}_options: name the {row.name} they are for "
+                    f"({row.setting}=NAME)"
+                )
+            chosen[row.name] = (chosen[row.name][0], {**chosen[row.name][1], **options})
+    return {
+        kind_name: build_query_component(registry, kind_name, name, params, store, embedder)
+        for kind_name, (name, params) in chosen.items()
+    }
 
 
 def check_collections(store: Any, names: Sequence[str]) -> None:

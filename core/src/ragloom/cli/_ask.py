@@ -16,7 +16,7 @@ import click
 from .._printable import printable
 from ..answering import DEFAULT_ANSWERER
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
-from ._search import refuse_search_options
+from ._search import query_fields, refuse_search_options
 from ._search import search as _search
 
 __all__ = ["ask"]
@@ -29,12 +29,18 @@ _FIELD = {"index_path": "index"}
 
 def _options(values: tuple[str, ...]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs as answerer options (a value that reads as JSON is JSON)."""
+    return key_values(values, "--answerer-option")
+
+
+def key_values(values: tuple[str, ...], option: str) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs of ``option`` as a component's parameters (a value that reads as
+    JSON is JSON)."""
     options: dict[str, Any] = {}
     for pair in values:
         key, sep, value = pair.partition("=")
         key = key.strip().replace("-", "_")
         if not sep or not key:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--answerer-option")
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=option)
         try:
             options[key] = json.loads(value)
         except ValueError:
@@ -83,6 +89,7 @@ def _run(ctx: click.Context, question: str, answerer: str | None,
     config = search.get("config")
     if config is not None:
         refuse_search_options(ctx)
+    chosen = query_fields(search)
     fields = {
         _FIELD.get(name, name): value for name, value in search.items()
         if _FIELD.get(name, name) in SearchSettings.model_fields
@@ -90,7 +97,10 @@ def _run(ctx: click.Context, question: str, answerer: str | None,
     }
     # a repeatable option given no value is a setting left at its default
     fields = {k: (list(v) or None) if isinstance(v, tuple) else v for k, v in fields.items()}
-    settings = SearchSettings(**{k: v for k, v in fields.items() if v is not None})
+    settings = SearchSettings(
+        **{k: v for k, v in fields.items() if v is not None},
+        **(chosen if config is None else {}),
+    )
     built = create_answerer(answerer, _options(answerer_options))
     try:
         with Searcher(settings) as searcher:

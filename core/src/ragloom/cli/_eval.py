@@ -11,6 +11,7 @@ import click
 
 from ..searcher import DEFAULT_DECOMPOSER
 from ._app import EXIT_OK, interrupted
+from ._search import query_fields, query_kind_options
 
 if TYPE_CHECKING:
     from ..evaluation import EvaluationReport, SetupResult
@@ -232,6 +233,7 @@ def _print_questions(setup: SetupResult, k: int, *, misses_only: bool) -> None:
 @click.option("--html", "html", default=None, type=click.Path(dir_okay=False),
               help="Also write the report as a self-contained HTML page.")
 @click.option("--allow-imports", is_flag=True, help="Let pipeline files name module:attr imports.")
+@query_kind_options
 @click.option("--answerer", default=None,
               help="Also answer every question with this answerer (e.g. extractive) and report "
               "citation recall and precision.")
@@ -256,6 +258,7 @@ def eval_command(
     allow_imports: bool,
     answerer: str | None = None,
     answerer_options: tuple[str, ...] = (),
+    **chosen: Any,
 ) -> int:
     """Search every question of QUESTIONS (a labelled question file: JSON Lines, JSON or YAML)
     and score the passages against the documents each facet expects: facet recall, hit rate
@@ -280,6 +283,7 @@ def eval_command(
         "routes": routes, "decomposer": decomposer, "router": router, "mode": mode,
         "config": config, "allow_imports": allow_imports,
         "collections": list(collections) or None,
+        **query_fields(chosen),
     }
     if top_k is not None:
         fields["top_k"] = top_k

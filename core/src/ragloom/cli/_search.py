@@ -8,7 +8,8 @@ from typing import Any, Literal
 import click
 
 from .._printable import printable
-from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_TOP_K
+from ..kinds import QUERY_KINDS
+from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_TOP_K, query_settings
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
 from ._index import index_option
 from ._plan import _plan_table
@@ -18,7 +19,46 @@ __all__ = ["search"]
 #: Options that choose the components without a pipeline file.
 _NOT_WITH_CONFIG = (
     "index_path", "routes", "decomposer", "router", "top_k", "mode", "embedder", "collections",
+    *query_settings(),
 )
+
+
+def query_kind_options(command: Any) -> Any:
+    """``--SETTING NAME`` and ``--SETTING-option KEY=VALUE`` for each query-side kind of the
+    table of kinds (``--rerank mmr --rerank-option lambda_mult=0.5``), on a command whose
+    settings become :class:`~ragloom.searcher.SearchSettings` (see :func:`query_fields`)."""
+    for row in reversed(QUERY_KINDS):
+        assert row.setting is not None
+        flag = row.setting.replace("_", "-")
+        command = click.option(
+            f"--{flag}-option", f"{row.setting}_options", multiple=True, metavar="KEY=VALUE",
+            help=f"A parameter of the {row.name} (repeatable; a value that reads as JSON is "
+            "JSON).",
+        )(command)
+        command = click.option(
+            f"--{flag}", row.setting, default=None, metavar="NAME",
+            help=f"A registered {row.name} ({row.description}) [default: none].",
+        )(command)
+    return command
+
+
+def query_fields(values: dict[str, Any]) -> dict[str, Any]:
+    """The query-side kinds' settings taken out of a command's ``values`` (removed from it),
+    as :class:`~ragloom.searcher.SearchSettings` fields (``KEY=VALUE`` pairs parsed)."""
+    from ._ask import key_values
+
+    out: dict[str, Any] = {}
+    for row in QUERY_KINDS:
+        assert row.setting is not None
+        name = values.pop(row.setting, None)
+        pairs = values.pop(f"{row.setting}_options", ()) or ()
+        if name is not None:
+            out[row.setting] = name
+        if pairs:
+            out[f"{row.setting}_options"] = key_values(
+                tuple(pairs), f"--{row.setting.replace('_', '-')}-option"
+            )
+    return out
 
 
 def refuse_search_options(ctx: click.Context) -> None:
@@ -93,11 +133,13 @@ def _print(result: Any) -> None:
     help="A pipeline file with 'query' and 'retrieval' sections (instead of the options "
     "above).",
 )
+@query_kind_options
 @click.option("--allow-imports", is_flag=True, help="Let --config name module:attr imports.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per question.")
 @click.pass_context
 def search(
     ctx: click.Context,
+    /,
     questions: tuple[str, ...],
     index_path: str,
     routes: str | None,
@@ -110,6 +152,7 @@ def search(
     config: str | None,
     allow_imports: bool,
     as_json: bool,
+    **chosen: Any,
 ) -> int:
     """Answer each QUESTION from the index: decompose it, route every sub-query, retrieve
     passages for each, and fuse them (reciprocal rank fusion). '-' reads questions from
@@ -135,7 +178,7 @@ def search(
     settings = SearchSettings(
         index=index_path, routes=routes, decomposer=decomposer, router=router, mode=mode,
         embedder=embedder, top_k=top_k, config=config, allow_imports=allow_imports,
-        collections=list(collections) or None,
+        collections=list(collections) or None, **query_fields(chosen),
     ) if config is None else SearchSettings(config=config, allow_imports=allow_imports)
     pipeline = build_search(settings)
     with pipeline:

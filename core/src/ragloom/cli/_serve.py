@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
 import click
 
 from ..searcher import DEFAULT_DECOMPOSER, DEFAULT_ROUTER, DEFAULT_TOP_K
 from ._app import EXIT_OK, interrupted
 from ._index import index_option
-from ._search import refuse_search_options
+from ._search import query_fields, query_kind_options, refuse_search_options
 
 __all__ = ["serve"]
 
@@ -58,6 +58,7 @@ def serve_missing() -> str:
     help="A pipeline file with 'query' and 'retrieval' sections (instead of the options "
     "above).",
 )
+@query_kind_options
 @click.option("--allow-imports", is_flag=True, help="Let --config name module:attr imports.")
 @click.option(
     "--token", default=None, envvar="RAGLOOM_SERVE_TOKEN", show_envvar=True,
@@ -79,6 +80,7 @@ def serve_missing() -> str:
 @click.pass_context
 def serve(
     ctx: click.Context,
+    /,
     index_path: str,
     host: str,
     port: int,
@@ -94,6 +96,7 @@ def serve(
     answerer: str | None,
     answerer_options: tuple[str, ...],
     answer_cache: int,
+    **chosen: Any,
 ) -> int:
     """Answer searches over HTTP: a page at /, POST /search (the JSON of `ragloom search
     --json`), POST /plan, GET /documents/ID, GET /health, OpenAPI at /docs.
@@ -117,6 +120,7 @@ def serve(
     settings = SearchSettings(
         index=index_path, routes=routes, decomposer=decomposer, router=router, mode=mode,
         embedder=embedder, top_k=top_k, config=config, allow_imports=allow_imports,
+        **query_fields(chosen),
     ) if config is None else SearchSettings(config=config, allow_imports=allow_imports)
     import socket
 

@@ -12,13 +12,14 @@ from .. import errors as ragloom_errors
 from ..chunking import Chunker, ChunkerRouter
 from ..errors import ConfigurationError, PluginError, RagloomError
 from ..filters import AllOf, AnyOf, Filter, Not
-from ..kinds import KINDS, kind
+from ..kinds import KINDS, QUERY_KINDS, kind
 from ..multi_query import MultiQueryRoutingPipeline
 from ..multi_retrieval import MultiQueryRetrievalPipeline
 from ..pipeline import Pipeline
 from ..plugins import Registry
 from ..plugins._registry import import_object, validate_params
 from ..policy import Policy
+from ..query_stages import with_index
 from ..routed import RoutedStep
 from ..step import PipelineStep
 from ._spec import (
@@ -217,7 +218,12 @@ class _Builder:
                 if spec.embedder is None
                 else self.component("embedder", spec.embedder, "retrieval.embedder")
             )
-            retriever = self.retriever(spec.retriever, store, embedder)
+            retriever = self.indexed("retriever", spec.retriever, store, embedder)
+            components = {
+                row.name: self.indexed(row.name, value, store, embedder, row.setting)
+                for row in QUERY_KINDS
+                if row.setting and (value := getattr(spec, row.setting, None)) is not None
+            }
             try:
                 block = MultiQueryRetrievalPipeline(
                     decomposer,
@@ -233,6 +239,7 @@ class _Builder:
                     registry=self.registry,
                     store=store,
                     embedder=embedder,
+                    components=components,
                 )
             except (ValueError, TypeError, PluginError) as exc:
                 raise self.locate("retrieval", exc) from None
@@ -241,39 +248,29 @@ class _Builder:
             raise
         return block, store
 
-    def retriever(self, spec: ComponentSpec, store: Any, embedder: Any) -> Any:
-        where = "retrieval.retriever"
+    def indexed(
+        self, kind_name: str, spec: ComponentSpec, store: Any, embedder: Any,
+        key: str | None = None,
+    ) -> Any:
+        """A component of the retrieval section (the retriever, a query-side kind's), handed
+        the block's store and embedder when its factory takes them."""
+        where = f"retrieval.{key or kind_name}"
         if spec.import_ is not None:
             params = dict(spec.params)
             if self.allow_imports:  # (refused with the usual message by imported() otherwise)
                 try:
-                    params = _with_index(import_object(spec.import_), params, store, embedder)
+                    params = with_index(import_object(spec.import_), params, store, embedder)
                 except (RagloomError, ValueError, TypeError) as exc:
                     raise self.locate(f"{where}.import", exc) from None
-            return self.imported(spec.import_, params, "retriever", where)
+            return self.imported(spec.import_, params, kind_name, where)
         assert spec.name is not None
         try:
-            factory = self.registry.resolve("retriever", spec.name)
-            params = _with_index(factory, dict(spec.params), store, embedder)
-            return self.registry.create("retriever", spec.name, params)
+            factory = self.registry.resolve(kind_name, spec.name)
+            params = with_index(factory, dict(spec.params), store, embedder)
+            return self.registry.create(kind_name, spec.name, params)
         except RagloomError as exc:
             field = "params" if "parameter" in str(exc) else "name"
             raise self.locate(f"{where}.{field}", exc) from None
-
-
-def _with_index(factory: Any, params: dict[str, Any], store: Any, embedder: Any) -> dict[str, Any]:
-    """``params`` plus the block's store and embedder for a factory that takes them."""
-    import inspect
-
-    try:
-        accepted = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return params
-    if "store" in accepted and "store" not in params:
-        params["store"] = store
-    if "embedder" in accepted and "embedder" not in params and embedder is not None:
-        params["embedder"] = embedder
-    return params
 
 
 class _GenericRouter(RoutedStep[Any]):
@@ -572,4 +569,19 @@ def _retrieval_out(dumper: _Dumper, block: MultiQueryRetrievalPipeline) -> dict[
     out["fusion_k"] = block.fusion_k
     out["consensus"] = block.consensus
     out["whole_weight"] = block.whole_weight
+    for kind_name, component in block.components.items():
+        setting = KINDS[kind_name].setting
+        assert setting is not None
+        out[setting] = {
+            "name": dumper.name(component, kind_name),
+            "params": _params_out(component),
+        }
     return out
+
+
+def _params_out(component: Any) -> dict[str, Any]:
+    """A component's parameters for a spec (those the search hands over left out: the block's
+    store and embedder are handed over again when it is built)."""
+    return {
+        k: v for k, v in dict(component.config()).items() if k not in ("store", "embedder")
+    }

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from ..errors import ConfigurationError
-from ..kinds import STEP_KINDS
+from ..kinds import QUERY_KINDS, STEP_KINDS
 from ..multi_retrieval import DEFAULT_CONSENSUS, DEFAULT_FUSION_K, DEFAULT_WHOLE_WEIGHT
 
 __all__ = [
@@ -194,14 +194,16 @@ class QuerySpec(BaseModel):
     on_empty_decomposition: Literal["passthrough", "error"] = "passthrough"
 
 
-class RetrievalSpec(BaseModel):
+class _RetrievalFields(BaseModel):
     """Retrieval after a ``query`` block: each routed sub-query is searched, the results fused
     per question (Decompose -> Normalize -> Route -> Retrieve).
 
     ``store`` is the index (a registered store; a relative ``path`` parameter is read from the
     pipeline file's folder), ``embedder`` embeds the sub-queries (omit it to search by text
     only), ``retriever`` is the default retriever (routes may name others in their
-    ``retrieve`` settings), built with this store and embedder when it takes them.
+    ``retrieve`` settings), built with this store and embedder when it takes them. Each
+    query-side kind of the table of kinds adds its key (``rerank = "mmr"``, or a table with
+    ``name`` and ``params``), built with this store and embedder likewise.
     """
 
     model_config = _STRICT
@@ -229,6 +231,26 @@ class RetrievalSpec(BaseModel):
         description="Weight of the whole question's search beside a split question's "
         "sub-queries (0: not searched).",
     )
+
+
+#: One optional component per query-side kind of the table of kinds (``rerank = "mmr"``...).
+if TYPE_CHECKING:
+    RetrievalSpec = _RetrievalFields
+else:
+    RetrievalSpec = create_model(
+        "RetrievalSpec",
+        __base__=_RetrievalFields,
+        __module__=__name__,
+        **{
+            row.setting: (
+                ComponentSpec | None,
+                Field(default=None, description=f"Registered {row.name}: {row.description}."),
+            )
+            for row in QUERY_KINDS
+            if row.setting
+        },
+    )
+    RetrievalSpec.__doc__ = _RetrievalFields.__doc__
 
 
 class PipelineSpec(BaseModel):

@@ -54,6 +54,7 @@ FIRST_PARTY: dict[str, dict[str, str]] = {
     },
     "decomposer": {"heuristic": "ragloom-rules", "dspy": "ragloom-dspy"},
     "answerer": {"dspy": "ragloom-dspy"},
+    "reranker": {"mmr": "ragloom-semantic"},
     "router": {
         "keyword": "ragloom-rules",
         "sample": "ragloom-rules",

@@ -33,9 +33,10 @@ class RagloomHookSpecs:
         """Contribute components dynamically.
 
         Call ``register(kind, name, factory)`` for each, where ``kind`` is a kind of the
-        table of kinds (``chunker``, ``router``, ``decomposer``, ``filter``, ``step``,
-        ``embedder``, ``loader``, ``store``, ``retriever``, ``answerer``, ``length``, ``engine``,
-        ``cache_store``, ``command``). The callback is owned by the core: it validates the
+        table of kinds (``chunker``, ``step``, ``embedder``, ``loader``, ``store``,
+        ``retriever``, ``decomposer``, ``router``, ``reranker``, ``answerer``, ``filter``,
+        ``cache_store``, ``engine``, ``length``, ``command``; a test checks this list against
+        :data:`ragloom.kinds.KINDS`). The callback is owned by the core: it validates the
         contribution, detects name clashes and records which distribution registered what,
         exactly as for entry points.
         """

@@ -21,6 +21,7 @@ _EXPORTS = {
     "LoaderContract": "ragloom.testing.loaders",
     "StoreContract": "ragloom.testing.stores",
     "RetrieverContract": "ragloom.testing.retrievers",
+    "RerankerContract": "ragloom.testing.rerankers",
     "check_chunks": "ragloom.testing.checks",
     "ChunkInvariantError": "ragloom.testing.checks",
     "run_step": "ragloom.testing.helpers",
