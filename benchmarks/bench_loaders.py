@@ -10,7 +10,9 @@ Run on demand (not in tests), on real HTML pages found on this machine:
 markdownify and html2text convert what they are given, the whole page: the rows "(our main)"
 give them the element our converter takes as the main content, so that only the conversion
 differs. ``--deep`` times one conversion of pages nested that deep (``div``, ``span`` inside a
-``p``, ``section`` with a ``p`` at every level), with the share of the levels' words kept.
+``p``, ``section`` with a ``p`` at every level), with the share of the levels' words kept;
+``--bounded`` times lists, quotes and tables nested 99 deep (the converter refuses more than
+100) around 20,000 paragraphs or rows, against the same body not nested.
 
 Pages come from documentation generators that ship HTML in packages: Python's own Sphinx docs
 (``idlelib/help.html`` in every CPython), mdBook (the Rust book and guides under
@@ -381,6 +383,44 @@ def bench_deep(args: argparse.Namespace) -> None:
             print(f"{shape:12} {name:30} " + " ".join(cells))
 
 
+#: Lists, quotes and tables nested up to the converter's limit (MAX_DEPTH = 100) around a
+#: large body: depth 1 against depth 99 shows what each level costs.
+BOUNDED_SHAPES: dict[str, Callable[[int, int], str]] = {
+    "ul": lambda depth, n: "<body>" + "<ul><li>item " * depth
+    + "".join(f"<p>para w{i}</p>" for i in range(n)) + "</li></ul>" * depth,
+    "blockquote": lambda depth, n: "<body>" + "<blockquote>" * depth
+    + "".join(f"<p>para w{i}</p>" for i in range(n)) + "</blockquote>" * depth,
+    "table in a cell": lambda depth, n: "<body>" + "<table><tr><td>" * depth
+    + "<table>" + "".join(f"<tr><td>w{i}</td><td>v</td></tr>" for i in range(n)) + "</table>"
+    + "</td></tr></table>" * depth,
+}
+
+
+def bench_bounded(args: argparse.Namespace) -> None:
+    """One conversion per contender and shape at depth 1 and 99 around ``--bounded`` rows or
+    paragraphs: CPU seconds, and the output's size (nested Markdown repeats its indentation or
+    ``>`` on every line, so its size grows with the depth)."""
+    names = ["selectolax (ragloom_loaders)", "markdownify", "html2text"]
+    n = args.bounded
+    print(f"\nnested lists, quotes and tables around {n} paragraphs or rows: CPU s (output MB)")
+    print(f"{'shape':16} {'extractor':30} {'depth 1':>16} {'depth 99':>16}")
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
+    for shape, make in BOUNDED_SHAPES.items():
+        for name in names:
+            cells = []
+            for depth in (1, 99):
+                html = make(depth, n)
+                start = time.process_time()
+                try:
+                    out = CONTENDERS[name][0](html)
+                except Exception as exc:  # noqa: BLE001 - reported in the table
+                    cells.append(f"{type(exc).__name__[:16]:>16}")
+                    continue
+                took = time.process_time() - start
+                cells.append(f"{took:6.2f}s ({len(out) / 1e6:5.2f})")
+            print(f"{shape:16} {name:30} " + " ".join(cells))
+
+
 def bench_pdf(args: argparse.Namespace) -> None:
     pdfs = sorted(glob.glob("/usr/share/doc/**/*.pdf", recursive=True))
     if not pdfs:
@@ -441,12 +481,18 @@ def main() -> None:
         "--deep", default="500,2000,8000,32000", help="depths of the nested pages ('' skips)"
     )
     parser.add_argument("--deep-cap", type=float, default=20.0)
+    parser.add_argument(
+        "--bounded", type=int, default=20000, help="rows or paragraphs inside nested lists, "
+        "quotes and tables (0 skips)"
+    )
     parser.add_argument("--no-pages", action="store_true", help="only the nested pages")
     args = parser.parse_args()
     if not args.no_pages:
         bench_html(args)
     if args.deep:
         bench_deep(args)
+    if args.bounded:
+        bench_bounded(args)
     if args.pdf:
         bench_pdf(args)
 
