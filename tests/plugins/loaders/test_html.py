@@ -94,6 +94,21 @@ def test_layout_tables_become_blocks() -> None:
     assert page.markdown == "# Title\n\nBody text.\n\nNext"
 
 
+def test_lists_and_quotes_inside_one_another() -> None:
+    # every line behind the prefixes of all it is in: indentation, "> ", ">" for a blank line
+    page = html_to_markdown(
+        "<main><ul><li>item<blockquote><p>q1</p><pre>a\n\nb</pre>"
+        "<ol><li>x</li><li><p>y</p><p>z</p></li></ol></blockquote></li><li>two</li></ul>"
+        "<blockquote><ul><li>in</li></ul><blockquote><p>deep</p><p>er</p></blockquote>"
+        "</blockquote></main>"
+    )
+    assert page.markdown.split("\n") == [
+        "- item", "", "  > q1", "  >", "  > ```", "  > a", "  >", "  > b", "  > ```", "  >",
+        "  > 1. x", "  > 2. y", "  >", "  >    z", "- two", "", "> - in", ">", "> > deep",
+        "> >", "> > er",
+    ]  # fmt: skip
+
+
 def test_a_table_in_a_layout_cell_keeps_its_own_rows() -> None:
     # The outer table is layout (a table in a cell); the inner one's rows are its own, in
     # document order (a tfoot written before the tbody stays before it), none counted twice.
