@@ -29,19 +29,19 @@ documentation generators found on the machine, 3.8 MB; markdownify 1.2.3, html2t
 trafilatura 2.3.1): given the same main element, markdownify and html2text keep as many of the
 page's words (F1 98.4 and 98.1 against 98.7 here) but fewer of its headings as ``#`` lines (89%
 and 87%, on rustdoc's pages 41% and 34%; 100% here), keep the permalink marks (``## §Layout``),
-and run at 1.4 and 3.7 MB/s against 9.9 here (selectolax's parser in C, one walk in Python);
-trafilatura finds the main text itself but keeps 90% of its words and 57% of its headings at 1.2
-MB/s. On nested pages (one conversion each, 32,000 levels of ``div``, ``span`` in a ``p``, or
-``section`` with a ``p`` at each level) this module keeps every level's words in 0.15-0.4 s,
-html2text too in 0.4-0.7 s, markdownify fails at every depth measured, 500 levels and more
-(``RecursionError``) and trafilatura keeps under 1% of them. A library would cost headings,
-speed and a dependency, and gain nothing measured: the code stays. Lists, quotes and tables
-nested in one another (at most :data:`MAX_DEPTH`) cost what they write: 99 levels of lists or
-quotes around 20,000 paragraphs convert in 0.24-0.27 s (4-8 MB of Markdown, the indentation or
-``>`` repeated on each line; 1.5-1.8 s before :class:`_Nested`) against 0.15-0.22 s not nested,
-where markdownify takes 5.5-5.6 s and html2text 0.4-0.5 s (without indenting the paragraphs of
-nested items); 99 tables nested in cells around 20,000 rows in 0.6 s (2.3 s before
-:func:`_rows`), markdownify 37 s.
+and run at 1.0-1.4 and 3.1-3.7 MB/s against 9.9-10.8 here (selectolax's parser in C, one walk in
+Python); trafilatura finds the main text itself but keeps 90% of its words and 57% of its
+headings at 1.0-1.2 MB/s (two runs). On nested pages (one conversion each, 32,000 levels of
+``div``, ``span`` in a ``p``, or ``section`` with a ``p`` at each level) this module keeps every
+level's words in 0.15-0.4 s, html2text too in 0.4-0.7 s, markdownify fails at every depth
+measured, 500 levels and more (``RecursionError``) and trafilatura keeps under 1% of them. A
+library would cost headings, speed and a dependency, and gain nothing measured: the code stays.
+Lists, quotes and tables nested in one another (at most :data:`MAX_DEPTH`) cost what they write:
+99 levels of lists or quotes around 20,000 paragraphs convert in 0.19-0.27 s (4-8 MB of
+Markdown, the indentation or ``>`` repeated on each line; 1.5-1.8 s before :class:`_Nested`)
+against 0.11-0.22 s not nested, where markdownify takes 4.1-5.6 s and html2text 0.3-0.5 s
+(without indenting the paragraphs of nested items); 99 tables nested in cells around 20,000 rows
+in 0.6 s (2.3 s before :func:`_rows`), markdownify 37 s (the same ranges over three runs).
 
 selectolax is imported by :func:`html_to_markdown`, not by importing this module.
 """
