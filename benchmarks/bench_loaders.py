@@ -1,9 +1,18 @@
-"""HTML main-text extraction for ragloom-loaders: selectolax (our converter) vs trafilatura.
+"""HTML to Markdown for ragloom-loaders: our converter (over selectolax) vs trafilatura,
+markdownify and html2text.
 
 Run on demand (not in tests), on real HTML pages found on this machine:
 
-    pip install -e core -e plugins/loaders trafilatura lxml_html_clean
+    pip install -e core -e plugins/loaders trafilatura lxml_html_clean markdownify html2text
     python benchmarks/bench_loaders.py [--repeat 5] [--per-site 12] [--pdf]
+        [--deep 500,2000,8000,32000] [--deep-cap 20] [--no-pages]
+
+markdownify and html2text convert what they are given, the whole page: the rows "(our main)"
+give them the element our converter takes as the main content, so that only the conversion
+differs. ``--deep`` times one conversion of pages nested that deep (``div``, ``span`` inside a
+``p``, ``section`` with a ``p`` at every level), with the share of the levels' words kept;
+``--bounded`` times lists, quotes and tables nested 99 deep (the converter refuses more than
+100) around 20,000 paragraphs or rows, against the same body not nested.
 
 Pages come from documentation generators that ship HTML in packages: Python's own Sphinx docs
 (``idlelib/help.html`` in every CPython), mdBook (the Rust book and guides under
@@ -200,6 +209,34 @@ def trafilatura_md(html: str, *, recall: bool = False) -> str:
     return out or ""
 
 
+def main_html(html: str) -> str:
+    """The HTML of the element ragloom's converter takes as the page's main content (its
+    ``<main>``, ``role=main``, only ``<article>``, else the body): what a general converter
+    is given in the "(our main)" rows, so that they differ from ours only in the conversion."""
+    from ragloom_loaders._html import _main_root
+    from selectolax.lexbor import LexborHTMLParser
+
+    root, _ = _main_root(LexborHTMLParser(html))
+    return root.html or ""
+
+
+def markdownify_md(html: str) -> str:
+    from markdownify import markdownify
+
+    # ATX headings ("# x", as ours); no images, links as their text (as ours)
+    return markdownify(html, heading_style="ATX", strip=["a", "img"])  # type: ignore[no-any-return]
+
+
+def html2text_md(html: str) -> str:
+    import html2text
+
+    converter = html2text.HTML2Text()
+    converter.body_width = 0  # no rewrapping
+    converter.ignore_links = True
+    converter.ignore_images = True
+    return converter.handle(html)  # type: ignore[no-any-return]
+
+
 CONTENDERS: dict[str, tuple[Callable[[str], str], str]] = {
     "selectolax (ragloom_loaders)": (selectolax_md, "import selectolax.lexbor"),
     "trafilatura": (trafilatura_md, "import trafilatura"),
@@ -207,6 +244,10 @@ CONTENDERS: dict[str, tuple[Callable[[str], str], str]] = {
         lambda html: trafilatura_md(html, recall=True),
         "import trafilatura",
     ),
+    "markdownify": (markdownify_md, "import markdownify"),
+    "markdownify (our main)": (lambda html: markdownify_md(main_html(html)), "import markdownify"),
+    "html2text": (html2text_md, "import html2text"),
+    "html2text (our main)": (lambda html: html2text_md(main_html(html)), "import html2text"),
 }
 
 
@@ -230,7 +271,9 @@ def bench_html(args: argparse.Namespace) -> None:
     pages, missing = collect(args.per_site)
     total_mb = sum(len(p.html.encode("utf-8")) for p in pages) / 1e6
     print(f"python {sys.version.split()[0]}; selectolax {pkg_version('selectolax')}, "
-          f"trafilatura {pkg_version('trafilatura')}, lxml {pkg_version('lxml')}")
+          f"trafilatura {pkg_version('trafilatura')}, lxml {pkg_version('lxml')}, "
+          f"markdownify {pkg_version('markdownify')}, beautifulsoup4 "
+          f"{pkg_version('beautifulsoup4')}, html2text {pkg_version('html2text')}")
     print(f"{len(pages)} pages, {total_mb:.2f} MB of HTML, {len(set(p.site for p in pages))} sites"
           + (f"; absent here: {', '.join(missing)}" if missing else ""))
     for site in dict.fromkeys(p.site for p in pages):
@@ -296,6 +339,88 @@ def bench_html(args: argparse.Namespace) -> None:
     print("\npages with no output:", ", ".join(f"{k}: {v}" for k, v in empty.items()))
 
 
+#: Deeply nested pages, by depth: the text of every level must come out.
+DEEP_SHAPES: dict[str, Callable[[int], str]] = {
+    "div": lambda n: "<html><body>" + "".join(f"<div>w{i} " for i in range(n)) + "</div>" * n,
+    "span in a p": lambda n: "<p>" + "".join(f"<span>w{i} " for i in range(n)) + "</span>" * n,
+    "section>p": lambda n: "<body>"
+    + "".join(f"<section><p>w{i}</p>" for i in range(n))
+    + "</section>" * n,
+}
+
+
+def bench_deep(args: argparse.Namespace) -> None:
+    """One conversion per contender, shape and depth (CPU seconds); a contender slower than
+    ``--deep-cap`` seconds at one depth is not run deeper. "words" is the share of the levels'
+    words (``w0`` ... ``w<n-1>``) in the output."""
+    names = ["selectolax (ragloom_loaders)", "markdownify", "html2text", "trafilatura"]
+    depths = [int(d) for d in args.deep.split(",")]
+    print(f"\ndeeply nested pages (depths {', '.join(map(str, depths))}): CPU seconds, words kept")
+    print(f"{'shape':12} {'extractor':30} " + " ".join(f"{d:>16}" for d in depths))
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
+    for shape, make in DEEP_SHAPES.items():
+        for name in names:
+            fn = CONTENDERS[name][0]
+            cells = []
+            slow = False
+            for depth in depths:
+                if slow:
+                    cells.append(f"{'(not run)':>16}")
+                    continue
+                html = make(depth)
+                start = time.process_time()
+                try:
+                    out = fn(html)
+                except Exception as exc:  # noqa: BLE001 - reported in the table
+                    took = time.process_time() - start
+                    cells.append(f"{type(exc).__name__[:11]:>11} {took:4.1f}s")
+                    slow = took > args.deep_cap
+                    continue
+                took = time.process_time() - start
+                found = set(re.findall(r"\bw(\d+)\b", out))
+                cells.append(f"{took:8.3f}s {100 * len(found) / depth:5.1f}%")
+                slow = took > args.deep_cap
+            print(f"{shape:12} {name:30} " + " ".join(cells))
+
+
+#: Lists, quotes and tables nested up to the converter's limit (MAX_DEPTH = 100) around a
+#: large body: depth 1 against depth 99 shows what each level costs.
+BOUNDED_SHAPES: dict[str, Callable[[int, int], str]] = {
+    "ul": lambda depth, n: "<body>" + "<ul><li>item " * depth
+    + "".join(f"<p>para w{i}</p>" for i in range(n)) + "</li></ul>" * depth,
+    "blockquote": lambda depth, n: "<body>" + "<blockquote>" * depth
+    + "".join(f"<p>para w{i}</p>" for i in range(n)) + "</blockquote>" * depth,
+    "table in a cell": lambda depth, n: "<body>" + "<table><tr><td>" * depth
+    + "<table>" + "".join(f"<tr><td>w{i}</td><td>v</td></tr>" for i in range(n)) + "</table>"
+    + "</td></tr></table>" * depth,
+}
+
+
+def bench_bounded(args: argparse.Namespace) -> None:
+    """One conversion per contender and shape at depth 1 and 99 around ``--bounded`` rows or
+    paragraphs: CPU seconds, and the output's size (nested Markdown repeats its indentation or
+    ``>`` on every line, so its size grows with the depth)."""
+    names = ["selectolax (ragloom_loaders)", "markdownify", "html2text"]
+    n = args.bounded
+    print(f"\nnested lists, quotes and tables around {n} paragraphs or rows: CPU s (output MB)")
+    print(f"{'shape':16} {'extractor':30} {'depth 1':>16} {'depth 99':>16}")
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
+    for shape, make in BOUNDED_SHAPES.items():
+        for name in names:
+            cells = []
+            for depth in (1, 99):
+                html = make(depth, n)
+                start = time.process_time()
+                try:
+                    out = CONTENDERS[name][0](html)
+                except Exception as exc:  # noqa: BLE001 - reported in the table
+                    cells.append(f"{type(exc).__name__[:16]:>16}")
+                    continue
+                took = time.process_time() - start
+                cells.append(f"{took:6.2f}s ({len(out) / 1e6:5.2f})")
+            print(f"{shape:16} {name:30} " + " ".join(cells))
+
+
 def bench_pdf(args: argparse.Namespace) -> None:
     pdfs = sorted(glob.glob("/usr/share/doc/**/*.pdf", recursive=True))
     if not pdfs:
@@ -352,8 +477,22 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--per-site", type=int, default=12)
     parser.add_argument("--pdf", action="store_true", help="also time PDF text extraction")
+    parser.add_argument(
+        "--deep", default="500,2000,8000,32000", help="depths of the nested pages ('' skips)"
+    )
+    parser.add_argument("--deep-cap", type=float, default=20.0)
+    parser.add_argument(
+        "--bounded", type=int, default=20000, help="rows or paragraphs inside nested lists, "
+        "quotes and tables (0 skips)"
+    )
+    parser.add_argument("--no-pages", action="store_true", help="only the nested pages")
     args = parser.parse_args()
-    bench_html(args)
+    if not args.no_pages:
+        bench_html(args)
+    if args.deep:
+        bench_deep(args)
+    if args.bounded:
+        bench_bounded(args)
     if args.pdf:
         bench_pdf(args)
 

@@ -213,3 +213,26 @@ def test_an_existing_folder_or_file_is_a_usage_error(tmp_path: Path) -> None:
         assert phrase in refused.stderr and "Traceback" not in refused.stderr
     assert sorted(p.name for p in (tmp_path / "taken").iterdir()) == ["keep.txt"]
     assert (tmp_path / "afile").read_text(encoding="utf-8") == "a file\n"
+
+
+def test_the_templates_are_package_data_laid_out_as_the_plugin(
+    every_kind: tuple[Path, dict[str, str], str],
+) -> None:
+    """Every file under ``ragloom/cli/templates/plugin`` (read with importlib.resources, so it
+    ships in the wheel) is one file of the plugin written, at the same path, and nothing else is
+    there: the ``.py`` files that ruff and mypy check are the code a new plugin runs."""
+    from importlib.resources import files
+
+    folder = Path(str(files("ragloom.cli") / "templates" / "plugin"))
+    templates = {
+        p.relative_to(folder).as_posix().replace("__PACKAGE__", "acme_all").removesuffix(".tmpl")
+        for p in folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    root, _env, _stdout = every_kind
+    written = {  # what the CLI wrote (not what running its tests left: bytecode, caches)
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and not {"__pycache__", ".pytest_cache", ".hypothesis"} & set(p.parts)
+    }
+    assert templates == written - {"src/acme_all/py.typed"}

@@ -21,6 +21,7 @@ from ragloom import (
     MetadataFilter,
     Pipeline,
     RagloomError,
+    UnroutedItemError,
 )
 
 
@@ -302,6 +303,22 @@ def test_nested_chunker_router_is_accepted_as_a_chunker() -> None:
     inner = ChunkerRouter().default(Words())
     outer = ChunkerRouter().route(MetadataFilter(lang="en"), inner).default(Paragraphs())
     assert outer.select(MD) is inner
+
+
+def test_a_router_splits_text_with_the_chunker_it_routes_to() -> None:
+    # the child's own split_text (a nested router's too): the strings chunk() would give
+    class Marked(Words):
+        def split_text(self, text: str) -> list[str]:
+            return ["marked", *super().split_text(text)]
+
+    text = "one two\nthree"
+    nested = ChunkerRouter().default(ChunkerRouter().default(Marked()))
+    assert nested.split_text(text) == ["marked", "one", "two", "three"]
+    by_format = ChunkerRouter().route(ContentFormatFilter(include_formats="text"), Paragraphs())
+    assert by_format.split_text(text) == [c.content for c in by_format.chunk(text)]
+    unrouted = ChunkerRouter().route(ContentFormatFilter(include_formats="markdown"), Words())
+    with pytest.raises(UnroutedItemError, match="matched no route and no default"):
+        unrouted.split_text(text)
 
 
 def test_chunker_config_hash() -> None:

@@ -339,10 +339,23 @@ class ChunkerRouter(RoutedStep[Document]):
         return chunks
 
     def split_text(self, text: str) -> list[str]:
-        """The chunks of ``text`` as strings (exact slices of it, in order)."""
+        """The chunks of ``text`` as strings (exact slices of it, in order): the
+        ``split_text`` of the chunker ``text`` routes to (which may skip building chunk
+        documents, as ragloom-text's chunkers do).
+
+        Raises:
+            UnroutedItemError: the text matches no route and there is no default.
+        """
         if not isinstance(text, str):
             raise wrong_item(text, "a str")
-        return [chunk.content for chunk in self.chunk(text)]
+        document = Document.from_text(text)
+        child = self.select(document)
+        if child is None:
+            raise UnroutedItemError(
+                f"{self.name}: document {document.id!r} matched no route and no default is set"
+            )
+        assert isinstance(child, Chunker | ChunkerRouter)
+        return child.split_text(text)
 
     def route_name(self, document: Document) -> str | None:
         """The name of the chunker that would handle ``document`` (None: unroutable)."""

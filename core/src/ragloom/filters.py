@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
+from ._hints import did_you_mean
 from .errors import ConfigurationError
 from .models import ContentFormat
 
@@ -160,8 +161,6 @@ def produced_formats() -> frozenset[str]:
 
 
 def _unknown_format(value: str, fmt: str, name: str) -> ConfigurationError:
-    import difflib
-
     from .loaders_builtin import CODE_LANGUAGES
     from .models import FORMAT_ALIASES
 
@@ -178,9 +177,7 @@ def _unknown_format(value: str, fmt: str, name: str) -> ConfigurationError:
         )
     else:
         names = {**{k: k for k in [*known, *produced]}, **FORMAT_ALIASES}
-        close = difflib.get_close_matches(fmt, list(names), n=3)
-        suggestions = list(dict.fromkeys(names[c] for c in close))
-        hint = f" (did you mean {' or '.join(map(repr, suggestions))}?)" if suggestions else ""
+        hint = did_you_mean(fmt, names, n=3)
     more = f"; from installed loaders: {', '.join(produced)}" if produced else ""
     short = ", ".join(a for a in FORMAT_ALIASES if "/" not in a)
     return ConfigurationError(

@@ -8,6 +8,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ._hints import did_you_mean
 from .component import Component
 from .errors import ComponentTypeError, ConfigurationError, RoutingError
 
@@ -56,10 +57,7 @@ def coerce_route(index: int, entry: Any, model: type[M]) -> M:
 
 
 def _unknown_key(key: str, keys: Sequence[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(key, list(keys), n=2)
-    hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+    hint = did_you_mean(key, keys, n=2, form="{} ")
     return f"unknown key {key!r} ({hint}a route's keys: {', '.join(keys)})"
 
 

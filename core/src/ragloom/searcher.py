@@ -14,7 +14,6 @@ setting). A pipeline file with ``query`` and ``retrieval`` sections names any ot
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from ._hints import did_you_mean
 from .collection import collection_where
 from .errors import ConfigurationError
 from .kinds import QUERY_KINDS
@@ -210,8 +210,7 @@ def load_routes(path: str) -> dict[str, Any]:
     if unknown:
         notes = []
         for key in unknown:
-            close = difflib.get_close_matches(str(key), ROUTES_KEYS, n=1)
-            notes.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            notes.append(f"{key!r}{did_you_mean(str(key), ROUTES_KEYS)}")
         raise ConfigurationError(
             f"{file}: unknown key{'s' if len(notes) > 1 else ''} {', '.join(notes)}; {shape}"
         )
@@ -388,8 +387,7 @@ def check_collections(store: Any, names: Sequence[str]) -> None:
     for name in names:
         if name in held:
             continue
-        close = difflib.get_close_matches(name, held, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(name, held)
         listed = ", ".join(held) if held else "none"
         raise ConfigurationError(
             f"no collection {name!r} in the index{hint}; its collections: {listed}"
@@ -587,10 +585,8 @@ def settings_from(values: Mapping[str, Any], base: SearchSettings) -> SearchSett
     known = set(SearchSettings.model_fields)
     for key in values:
         if key not in known:
-            close = difflib.get_close_matches(key, sorted(known), n=1)
             raise ConfigurationError(
-                f"unknown search setting {key!r}"
-                + (f" (did you mean {close[0]!r}?)" if close else "")
-                + f"; known: {', '.join(sorted(known))}"
+                f"unknown search setting {key!r}{did_you_mean(key, sorted(known))}; known: "
+                f"{', '.join(sorted(known))}"
             )
     return SearchSettings(**{**base.model_dump(exclude_unset=True), **dict(values)})

@@ -94,6 +94,37 @@ def test_layout_tables_become_blocks() -> None:
     assert page.markdown == "# Title\n\nBody text.\n\nNext"
 
 
+def test_lists_and_quotes_inside_one_another() -> None:
+    # every line behind the prefixes of all it is in: indentation, "> ", ">" for a blank line
+    page = html_to_markdown(
+        "<main><ul><li>item<blockquote><p>q1</p><pre>a\n\nb</pre>"
+        "<ol><li>x</li><li><p>y</p><p>z</p></li></ol></blockquote></li><li>two</li></ul>"
+        "<blockquote><ul><li>in</li></ul><blockquote><p>deep</p><p>er</p></blockquote>"
+        "</blockquote></main>"
+    )
+    assert page.markdown.split("\n") == [
+        "- item", "", "  > q1", "  >", "  > ```", "  > a", "  >", "  > b", "  > ```", "  >",
+        "  > 1. x", "  > 2. y", "  >", "  >    z", "- two", "", "> - in", ">", "> > deep",
+        "> >", "> > er",
+    ]  # fmt: skip
+
+
+def test_a_table_in_a_layout_cell_keeps_its_own_rows() -> None:
+    # The outer table is layout (a table in a cell); the inner one's rows are its own, in
+    # document order (a tfoot written before the tbody stays before it), none counted twice.
+    page = html_to_markdown(
+        "<body><table><tr><td>"
+        "<table><thead><tr><th>k</th><th>v</th></tr></thead>"
+        "<tfoot><tr><td>sum</td><td>3</td></tr></tfoot>"
+        "<tbody><tr><td>a</td><td>1</td></tr><tr><td>b</td><td>2</td></tr></tbody></table>"
+        "</td></tr><tr><td>after</td></tr></table></body>"
+    )
+    assert page.markdown == (
+        "| k | v |\n|---|---|\n| sum | 3 |\n| a | 1 |\n| b | 2 |\n\nafter"
+    )
+    assert page.tables == 1
+
+
 def test_main_selection() -> None:
     html = "<body><header>Site</header><main><p>Main text</p></main><footer>Foot</footer></body>"
     assert html_to_markdown(html).markdown == "Main text"

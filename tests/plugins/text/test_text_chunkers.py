@@ -6,7 +6,14 @@ import importlib.metadata
 from typing import Any
 
 import pytest
-from ragloom import Chunker, ChunkerRouter, ConfigurationError, Document, Pipeline
+from ragloom import (
+    Chunker,
+    ChunkerRouter,
+    ConfigurationError,
+    Document,
+    InvalidInputError,
+    Pipeline,
+)
 from ragloom_text import (
     DEFAULT_SEPARATORS,
     LENGTH_FUNCTIONS,
@@ -52,6 +59,27 @@ def test_chunks_are_exact_slices_with_lineage_and_inherited_metadata() -> None:
         assert (c.id, c.index, c.parent_id) == (f"d#{i}", i, "d")
         assert c.metadata == {"source": "t"}
     check_spans(text, [(c.start, c.end, False) for c in got], 50, 15)
+
+
+def test_split_text_follows_a_subclass_that_changes_its_pieces() -> None:
+    # split_text slices the spans directly only when nothing between them and the chunk
+    # documents was overridden; a subclass's own split or input check still decides.
+    class FirstOnly(RecursiveCharacterTextSplitter):
+        def split(self, document: Document) -> Any:
+            return list(super().split(document))[:1]
+
+    class MarkdownOnly(RecursiveCharacterTextSplitter):
+        accepted_content_formats = frozenset({"markdown"})
+
+    text = "one two. three four. five six."
+    assert FirstOnly(chunk_size=10).split_text(text) == ["one two. "]
+    assert RecursiveCharacterTextSplitter(chunk_size=10).split_text(text)[1:] == [
+        "three ", "four. ", "five six."
+    ]  # fmt: skip
+    with pytest.raises(InvalidInputError, match="accepts content formats"):
+        MarkdownOnly(chunk_size=10).split_text(text)
+    with pytest.raises(TypeError, match="expected a str"):
+        RecursiveCharacterTextSplitter().split_text(b"bytes")  # type: ignore[arg-type]
 
 
 def test_recursive_without_character_separator_flags_oversized_atoms() -> None:

@@ -85,9 +85,12 @@ def test_chunk_invariants_hold_in_characters(
     text: str, size: int, cls: type[Any], data: st.DataObject
 ) -> None:
     overlap = data.draw(st.sampled_from([0, 0, size // 4, size - 1]), label="overlap")
-    chunks = run(cls(chunk_size=size, chunk_overlap=overlap), text)
+    chunker = cls(chunk_size=size, chunk_overlap=overlap)
+    chunks = run(chunker, text)
     for c in chunks:
         assert c.content == text[c.start : c.end]
+    # the string API slices the spans directly: the same strings as the chunk documents'
+    assert chunker.split_text(text) == [c.content for c in chunks]
     check_spans(text, spans_of(chunks), size, overlap, where=cls.__name__)
     if overlap == 0:
         assert "".join(c.content for c in chunks) == text

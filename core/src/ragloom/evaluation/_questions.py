@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .._hints import did_you_mean
 from ..errors import ConfigurationError
 
 __all__ = ["Expectation", "Facet", "LabelledQuestion", "QuestionSet", "load_questions"]
@@ -230,8 +231,6 @@ def _checked(entries: list[tuple[str, Any]], *, source: str) -> QuestionSet:
 
 def _first_problem(exc: ValidationError) -> str:
     """The first error of a validation, worded with its location (``expected[1].span``)."""
-    import difflib
-
     errors = exc.errors()
     # A misspelt key explains a missing one: say it first.
     error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
@@ -245,8 +244,8 @@ def _first_problem(exc: ValidationError) -> str:
             Expectation.model_fields if "expected" in map(str, error["loc"])
             else LabelledQuestion.model_fields
         )
-        close = difflib.get_close_matches(key, [f for f in fields if f != "source"], n=1)
-        message = f"unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+        hint = did_you_mean(key, [f for f in fields if f != "source"])
+        message = f"unknown key {key!r}{hint}"
         return message + (f" at {where}" if "." in where or "[" in where else "")
     if error["type"] == "missing":
         return f"{where}: missing (a question needs 'question' and 'expected')"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import inspect
 import logging
@@ -11,6 +10,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .._hints import did_you_mean
 from ..errors import (
     BrokenPluginError,
     ComponentTypeError,
@@ -266,8 +266,7 @@ class Registry(HookCalls):
                     f"unknown {kind} {name!r}: it comes with {missing}, which is not "
                     f"installed; {install_hint(missing)} (known {kind}s: {listing})"
                 )
-            close = difflib.get_close_matches(short, [k.split(":")[-1] for k in known], n=3)
-            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            hint = did_you_mean(short, [k.split(":")[-1] for k in known], n=3, form="; {}")
             raise PluginNotFoundError(f"unknown {kind} {name!r}{hint} (known {kind}s: {listing})")
         if len(candidates) > 1:
             who = " and ".join(f"{p.dist} {p.version} ({p.value})" for p in candidates)
@@ -425,8 +424,7 @@ def validate_params(
                 out[key] = value
                 continue
             valid = sorted(k for k in known if k not in _SKIP)
-            close = difflib.get_close_matches(key, valid, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(key, valid, form="; {}")
             raise ConfigurationError(
                 f"{what} has no parameter {key!r}{hint} (valid parameters: {', '.join(valid)})"
             )

@@ -18,10 +18,11 @@ every chunk).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
+
+from ragloom._hints import did_you_mean
 
 from ragloom_text._named import NamedLength
 
@@ -145,8 +146,7 @@ def build_length(name: str, params: Mapping[str, Any] | None = None) -> LengthFu
     except PluginNotFoundError:
         known = list(LENGTH_FUNCTIONS)
         known += [n for n in registry.names("length") if n not in known]
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(name, known, form="; {}")
         if ":" in name:
             hint += " (a Python callable is passed as the object itself, not by import path)"
         raise ValueError(
