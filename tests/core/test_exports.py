@@ -83,3 +83,21 @@ def test_events_share_a_base() -> None:
         "CacheMiss",
     ):
         assert issubclass(getattr(ragloom, name), ragloom.Event)
+
+
+def test_type_checkers_see_every_lazy_name_of_the_kit() -> None:
+    """``ragloom.testing`` resolves its names lazily; its ``TYPE_CHECKING`` block must import
+    each of them, or a plugin's ``mypy --strict`` sees the missing one as ``Any`` (and cannot
+    subclass a contract)."""
+    import ast
+
+    import ragloom.testing
+
+    tree = ast.parse(inspect.getsource(ragloom.testing))
+    seen: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom):
+                    seen.update(alias.asname or alias.name for alias in statement.names)
+    assert seen == set(ragloom.testing.__all__)

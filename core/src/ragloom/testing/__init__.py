@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from .answerers import make_retrieval as make_retrieval
     from .checks import ChunkInvariantError as ChunkInvariantError
     from .checks import check_chunks as check_chunks
+    from .commands import CommandContract as CommandContract
     from .contracts import ChunkerContract as ChunkerContract
     from .contracts import QueryTransformerContract as QueryTransformerContract
     from .contracts import RouterContract as RouterContract
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from .helpers import make_documents as make_documents
     from .helpers import run_step as run_step
     from .loaders import LoaderContract as LoaderContract
+    from .rerankers import RerankerContract as RerankerContract
     from .retrievers import RetrieverContract as RetrieverContract
     from .stores import StoreContract as StoreContract
     from .strategies import DEFAULT_ALPHABET as DEFAULT_ALPHABET
