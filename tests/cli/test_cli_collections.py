@@ -303,3 +303,39 @@ def test_search_only_some_collections(cli, routed) -> None:
     wrong = cli("search", question, "--index", routed, "--collection", "cookin")
     assert wrong.returncode == 2
     assert "no collection 'cookin' in the index (did you mean 'cooking'?)" in wrong.stderr
+
+
+def test_eval_reports_how_often_an_ask_reaches_its_collection(routed) -> None:
+    """``ragloom eval`` over an index routed by its collections scores the routing: a facet is
+    routed when some ask of its question went to the collection of its documents."""
+    import ragloom
+
+    questions = [
+        {
+            "id": "both",
+            "question": "How does the comet cross the orbit of the planet? "
+            "How long does the dough rest before the oven bakes the pastry?",
+            "expected": [
+                {"facet": 1, "document": "astronomy/astronomy-0.md"},
+                {"facet": 2, "document": "cooking/cooking-3.md"},
+            ],
+        },
+        {   # labelled with the other collection's page: its one ask cannot be routed there
+            "id": "astray",
+            "question": "How does the comet cross the orbit of the planet near the nebula?",
+            "expected": [{"facet": 1, "document": "cooking/cooking-1.md"}],
+        },
+    ]
+    report = ragloom.evaluate(
+        questions, str(routed), setups={"default": {}, "off": {"router": "none"}}
+    )
+    default, off = report.setups
+    facets = {(q.id, f.label): f for q in default.questions for f in q.facets}
+    assert facets["both", "1"].collections == ["astronomy"]
+    assert facets["both", "2"].collections == ["cooking"]
+    assert [f.routed for f in facets.values()] == [True, True, False]
+    assert default.overall.routed_facets == pytest.approx(2 / 3)
+    assert default.overall.routed_questions == pytest.approx(1 / 2)
+    # routing turned off: nothing to score
+    assert off.overall.routed_facets is None and off.overall.routed_questions is None
+    assert all(f.routed is None for q in off.questions for f in q.facets)

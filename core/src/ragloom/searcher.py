@@ -515,6 +515,16 @@ class Searcher:
         block = getattr(self.pipeline, "block", None)
         return getattr(block, "store", None)
 
+    @property
+    def routes_by_collection(self) -> bool:
+        """Whether the search routes each ask by the collections of its index (the routes
+        fitted from them: an index of several collections, no other router named)."""
+        from .index_routes import CollectionRouter
+
+        block = getattr(self.pipeline, "block", None)
+        router = getattr(getattr(block, "routing", None), "router", None)
+        return isinstance(router, CollectionRouter)
+
     def document_ids(self) -> list[str]:
         """The ids of the documents in the index searched (empty if it cannot list them)."""
         store = self.store

@@ -146,6 +146,14 @@ def _print_report(report: EvaluationReport, details: str) -> None:
             (*row, _maybe(s.overall.citation_recall), _maybe(s.overall.citation_precision))
             for row, s in zip(rows, report.setups, strict=True)
         ]
+    if any(s.overall.routed_facets is not None for s in report.setups):
+        # routing by collection: facets whose collection some ask was routed to, and
+        # questions with every facet so routed
+        headers = (*headers, "ROUTED", "ROUTED-Q")
+        rows = [
+            (*row, _maybe(s.overall.routed_facets), _maybe(s.overall.routed_questions))
+            for row, s in zip(rows, report.setups, strict=True)
+        ]
     click.echo(f"ragloom eval: {report.questions_file}")
     click.echo(render_table(headers, rows))
     click.echo("\nby kind:")

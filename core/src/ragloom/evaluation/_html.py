@@ -40,11 +40,14 @@ def _scores_table(rows: list[tuple[str, Scores]], ks: list[int], first: str) -> 
     head = "".join(f"<th>R@{k}</th>" for k in ks) + "".join(f"<th>Hit@{k}</th>" for k in ks)
     # citation recall and precision, when an answerer ran
     cited = any(scores.citation_recall is not None for _, scores in rows)
+    # routing by collection, when a set-up routes by the collections of its index
+    routed = any(scores.routed_facets is not None for _, scores in rows)
     out = [
         "<div class=scroll><table><thead><tr>"
         f"<th>{escape(first)}</th><th>questions</th><th>facets</th>{head}"
         "<th>MRR</th><th>nDCG@10</th>"
         + ("<th>cite-R</th><th>cite-P</th>" if cited else "")
+        + ("<th>routed</th><th>routed-Q</th>" if routed else "")
         + "</tr></thead><tbody>"
     ]
     for name, scores in rows:
@@ -54,6 +57,10 @@ def _scores_table(rows: list[tuple[str, Scores]], ks: list[int], first: str) -> 
             f"<td>{'-' if value is None else _pct(value)}</td>"
             for value in (scores.citation_recall, scores.citation_precision)
         ) if cited else ""
+        extra += "".join(
+            f"<td>{'-' if value is None else _pct(value)}</td>"
+            for value in (scores.routed_facets, scores.routed_questions)
+        ) if routed else ""
         out.append(
             f"<tr><td>{escape(name)}</td><td>{scores.questions}</td><td>{scores.facets}</td>"
             f"{cells}<td>{_pct(scores.mrr)}</td><td>{_pct(scores.ndcg)}</td>{extra}</tr>"

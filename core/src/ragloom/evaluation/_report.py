@@ -50,6 +50,11 @@ class FacetOutcome(_Frozen):
     found_by: list[str] = Field(default_factory=list)
     #: Whether the answer cites a passage answering the facet (``None``: no answerer ran).
     cited: bool | None = None
+    #: Over an index of several collections, routed by them: the collections of the facet's
+    #: documents, and whether some sub-query was routed to one of them (``None``: the search
+    #: does not route by collection).
+    collections: list[str] = Field(default_factory=list)
+    routed: bool | None = None
 
 
 class AnswerOutcome(_Frozen):
@@ -121,6 +126,12 @@ class Scores(_Frozen):
     #: the search returned (1.0 by construction for a well-behaved answerer); ``None`` without
     #: an answerer or when nothing was cited.
     citation_precision: float | None = None
+    #: Routing by collection (an index of several collections, routed by them): the share of
+    #: facets with a sub-query routed to the facet's collection (micro-averaged), and the share
+    #: of questions with every facet so routed; ``None`` when the search does not route by
+    #: collection.
+    routed_facets: float | None = None
+    routed_questions: float | None = None
 
     def recall(self, k: int) -> float:
         return next(a.recall for a in self.at if a.k == k)
@@ -157,11 +168,18 @@ class Scores(_Frozen):
             citations = sum(o.answer.citations for o in answered if o.answer is not None)
             valid = sum(o.answer.valid_citations for o in answered if o.answer is not None)
             precision = valid / citations if citations else None
+        routed = [o for o in judged if any(f.routed is not None for f in o.facets)]
+        routed_facets = routed_questions = None
+        if routed:
+            flags = [f.routed is True for o in routed for f in o.facets]
+            routed_facets = sum(flags) / len(flags)
+            routed_questions = mean([float(all(f.routed for f in o.facets)) for o in routed])
         return cls(
             questions=n, facets=facets, at=at,
             mrr=mean([reciprocal_rank(o.ranks) for o in judged]),
             ndcg=mean([ndcg_at(o.ranks, NDCG_K) for o in judged]),
             citation_recall=recall, citation_precision=precision,
+            routed_facets=routed_facets, routed_questions=routed_questions,
         )
 
 

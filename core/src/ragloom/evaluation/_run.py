@@ -187,6 +187,7 @@ async def _run_setup(
     searcher = await anyio.to_thread.run_sync(lambda: Searcher(settings))
     try:
         documents = DocumentIndex(await anyio.to_thread.run_sync(searcher.document_ids))
+        collections = await anyio.to_thread.run_sync(_collections_of, searcher)
         warnings: list[str] = []
         if not documents.ids:
             warnings.append(f"{name}: the index lists no documents; labels are not checked")
@@ -210,7 +211,9 @@ async def _run_setup(
                     await _answer(answerer, question.question, answer)
                     if answerer is not None else None
                 )
-            outcomes[n] = _outcome(question, facets, answer, error, seconds, answered)
+            outcomes[n] = _outcome(
+                question, facets, answer, error, seconds, answered, collections
+            )
             done += 1
             if progress is not None:
                 progress(done, len(questions), name)
@@ -238,6 +241,27 @@ async def _run_setup(
         answerer=None if answerer is None else answerer.identity(),
     )
     return result, warnings
+
+
+def _collections_of(searcher: Searcher) -> dict[str, list[str]] | None:
+    """Each document's collections, when the search routes by the collections of its index
+    (several collections, the routes fitted from them); else ``None``."""
+    from ..index_routes import document_collections
+
+    if not getattr(searcher, "routes_by_collection", False) or searcher.store is None:
+        return None
+    by_document: dict[str, list[str]] = {}
+    for name, ids in document_collections(searcher.store).items():
+        for document_id in ids:
+            by_document.setdefault(document_id, []).append(name)
+    return by_document
+
+
+def _routed(collections: list[str], plan: Sequence[Any]) -> bool:
+    """Whether a sub-query of ``plan`` was routed to one of ``collections`` (the decision's
+    collections when it names them, else its route)."""
+    wanted = set(collections)
+    return any(wanted & set(r.collections or [r.route]) for r in plan if r.fallback_reason is None)
 
 
 def _shown(settings: SearchSettings) -> dict[str, Any]:
@@ -278,7 +302,7 @@ def _answer_outcome(answered: Any, retrieval: Any) -> AnswerOutcome:
 
 def _outcome(
     question: LabelledQuestion, facets: list[Any], answer: Any, error: str | None,
-    seconds: float, answered: Any = None,
+    seconds: float, answered: Any = None, collections: dict[str, list[str]] | None = None,
 ) -> QuestionOutcome:
     passages = list(answer.passages) if answer is not None else []
     ranks = facet_ranks(facets, passages)
@@ -293,6 +317,13 @@ def _outcome(
             matches(e, p) for p in cited_passages for e in facet.alternatives
         )
         passage = passages[rank - 1] if rank is not None else None
+        homes = sorted({
+            name for e in facet.alternatives for name in (collections or {}).get(e.document, [])
+        })
+        routed = (
+            _routed(homes, answer.routing_plan if answer is not None else [])
+            if collections is not None and homes else None
+        )
         outcomes.append(FacetOutcome(
             label=facet.label,
             expected=[e.describe() for e in facet.alternatives],
@@ -301,6 +332,8 @@ def _outcome(
             chunk_id=passage.chunk_id if passage is not None else None,
             found_by=[hit.sub_query for hit in passage.found_by] if passage is not None else [],
             cited=cited,
+            collections=homes,
+            routed=routed,
         ))
     return QuestionOutcome(
         id=question.id,
