@@ -96,6 +96,42 @@ def test_a_collection_router_restricts_boosts_or_leaves_the_whole_index() -> Non
     assert WholeIndex().decide_sync("q").note == "one collection: no routing"
 
 
+class ByText:
+    """A router that scores routes by the words of the query (each route's own words)."""
+
+    def __init__(self, words: dict[str, set[str]]) -> None:
+        self.words = words
+        self.valid_routes = (*words, ALL_COLLECTIONS)
+        self.config_hash = "by-text"
+        self.seen: list[str] = []
+
+    def scores(self, query: str) -> dict[str, float]:
+        self.seen.append(query)
+        said = set(query.lower().replace("?", " ").replace(".", " ").split())
+        return {name: len(said & own) / 4 for name, own in self.words.items()}
+
+
+def test_a_confident_last_sentence_routes_an_ask_after_a_shared_situation() -> None:
+    scorer = ByText({"debian": {"debian", "server", "timezone", "ntp", "clock"},
+                     "sqlite": {"sqlite", "query", "timestamp", "column"}})
+    router = CollectionRouter(scorer, restrict_gaps=[0.5], boost_gap=0.1)
+    situation = "Our Debian server runs on UTC but users want local time."
+    # the situation's words would send the ask to debian; its own sentence is sure of sqlite
+    ask = router.decide_sync(f"{situation} In a SQLite query, how do I format a timestamp?")
+    assert (ask.route, ask.retrieval) == ("sqlite", "restrict")
+    assert scorer.seen[-1] == "In a SQLite query, how do I format a timestamp?"
+    # a last sentence that is not sure enough to restrict leaves the decision to the whole ask
+    vague = router.decide_sync(f"{situation} How would I show it to the users then?")
+    assert (vague.route, vague.score) == ("debian", 0.5)  # the whole ask's decision
+    # one sentence, or a last one too short to route alone: the whole ask only
+    scorer.seen.clear()
+    router.decide_sync("How do I set the timezone of a Debian server?")
+    router.decide_sync(f"{situation} Any idea?")
+    assert scorer.seen == [
+        "How do I set the timezone of a Debian server?", f"{situation} Any idea?",
+    ]
+
+
 class Recording(Retriever):
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []

@@ -28,6 +28,10 @@ the collections are (soft before hard):
 - otherwise (the best collections are too close to call) the whole index, as without routing;
   the plan still shows the best guess, its score and the runner-up.
 
+An ask of several sentences is also scored by its last sentence alone, and that decision wins
+when it restricts: a decomposed ask keeps the situation its question opened with, whose words
+would otherwise pull it to the situation's collection.
+
 The gaps are fitted on held-out utterances: a quarter of each collection's sampled documents
 (by hash) are held out, a router fitted on the others routes short utterances made from them
 (their titles, headings and sentences, as short as asks are, never a text the others hold).
@@ -402,6 +406,21 @@ def _scores_many(router: Any, texts: Sequence[str]) -> list[dict[str, float]]:
     if callable(many):
         return list(many(list(texts)))
     return [router.scores(text) for text in texts]
+
+
+#: Where a sentence or a clause after a colon ends and another begins.
+_SENTENCE_BREAK = re.compile(r"(?<=[.:;?!])\s+(?=[^\s])")
+#: A last sentence shorter than this (in words) is not routed alone.
+_MIN_ASK_WORDS = 4
+
+
+def _last_sentence(query: str) -> str | None:
+    """The last sentence of ``query`` when it has several (``None`` otherwise, or when the
+    last is too short to route alone)."""
+    parts = _SENTENCE_BREAK.split(query.strip())
+    if len(parts) < 2 or len(parts[-1].split()) < _MIN_ASK_WORDS:
+        return None
+    return parts[-1]
 
 
 def _ranked(scores: Mapping[str, float]) -> list[tuple[str, float]]:
@@ -793,6 +812,18 @@ class CollectionRouter(Router):
         return ALL_COLLECTIONS
 
     def route_sync(self, query: str) -> RouteDecision:
+        whole = self._decide(query)
+        # An ask often comes after a situation that it shares with the question's other asks
+        # ("Our Debian server runs on UTC. In a SQLite query, how do I ...?"): the last
+        # sentence alone decides when it is confident enough to restrict the search.
+        ask = _last_sentence(query)
+        if ask is not None:
+            alone = self._decide(ask)
+            if alone.retrieval == "restrict":
+                return alone
+        return whole
+
+    def _decide(self, query: str) -> RouteDecision:
         scores = self.router.scores(query)
         ranked = _ranked({c: float(scores.get(c, 0.0)) for c in self.collections})
         if not ranked or ranked[0][1] <= 0:
