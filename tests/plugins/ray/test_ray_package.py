@@ -202,26 +202,35 @@ def test_uris_get_the_collections_local_paths_get(tmp_path: Path) -> None:
     ]
 
 
-def test_a_worker_records_each_files_collection_in_its_chunks(tmp_path: Path) -> None:
-    """The collection travels from the driver's rows to the worker's chunks (no Ray: the
-    worker is called as Ray Data calls it, with a batch of columns)."""
-    import json
-
+def test_a_worker_hands_back_what_the_local_engine_yields_for_its_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker (called without Ray, as its actor is) runs the core's local engine over a batch
+    of documents: the outputs in input order, each failed item, then the batch's counts."""
+    from ragloom.engines import BatchStats, Output
+    from ragloom.events import ItemFailed
+    from ragloom.models import Document
     from ragloom_ray._worker import IngestWorker, WorkerConfig
 
-    (tmp_path / "a.md").write_text("# A\n\nSome text about alpha.\n")
-    (tmp_path / "b.md").write_text("# B\n\nSome text about beta.\n")
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "steps"))
     worker = IngestWorker(WorkerConfig(
-        spec={"steps": [{"chunker": "recursive", "params": {"chunk_size": 300}}]},
+        spec={"steps": [
+            {"chunker": "recursive", "params": {"chunk_size": 300}},
+            {"import": "ragloom_ray_test_steps:FailOn", "params": {"marker": "FAIL-THIS"}},
+        ]},
         requirements={},
     ))
-    table = worker({
-        "file": [0, 1], "path": [str(tmp_path / "a.md"), str(tmp_path / "b.md")],
-        "doc_id": ["a.md", "b.md"], "shown": ["a.md", "b.md"], "collection": ["guide", ""],
-    })
-    chunks = [
-        json.loads(row["text"]) for row in table.to_pylist() if row["kind"] == "chunk"
+    events = worker.process([
+        Document(
+            id="a.md", content="# A\n\nSome text about alpha.\n", metadata={"collection": "guide"}
+        ),
+        Document(id="b.md", content="Text that says FAIL-THIS.\n"),
+        Document(id="c.md", content="Some text about gamma.\n"),
+    ])
+    outputs = [e.item for e in events if isinstance(e, Output)]
+    assert [(c.parent_id, c.metadata.get("collection")) for c in outputs] == [
+        ("a.md", "guide"), ("c.md", None),
     ]
-    assert [(c["parent"], c["metadata"].get("collection")) for c in chunks] == [
-        ("a.md", "guide"), ("b.md", None),
-    ]
+    failed = [e for e in events if isinstance(e, ItemFailed)]
+    assert [(e.item_id, e.step, e.exception) for e in failed] == [("b.md#0", "FailOn", None)]
+    assert isinstance(events[-1], BatchStats) and not events[-1].no_chunks

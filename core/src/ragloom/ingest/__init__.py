@@ -19,7 +19,7 @@ from ._job import run_job
 from ._jsonl import AtomicJsonlWriter, OutputError, chunk_record
 from ._outputs import check_outputs
 from ._progress import ShownProgress
-from ._report import IngestProgress, IngestReport, Problem
+from ._report import IngestProgress, IngestReport, Problem, doc_of
 from ._run import SEGMENT_CHARS
 from ._walk import (
     InputFile,
@@ -53,6 +53,7 @@ __all__ = [
     "chunk_record",
     "default_pipeline",
     "display_path",
+    "doc_of",
     "embedder_record",
     "file_id",
     "ingest",

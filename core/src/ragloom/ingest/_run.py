@@ -12,7 +12,7 @@ from ._files import load_file
 from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._memo import FileMemo
 from ._progress import ProgressCallback
-from ._report import IngestProgress, IngestReport, Problem
+from ._report import IngestProgress, IngestReport, Problem, doc_of
 from ._walk import WalkResult
 
 if TYPE_CHECKING:
@@ -178,14 +178,10 @@ class Run:
         self._wait_store()
 
     def _failed(self, event: ItemFailed) -> None:
-        item = event.item
-        doc_id = _doc_of(item) or event.item_id
-        source = getattr(item, "metadata", {}).get("source") if item is not None else None
-        self.report.failures.append(Problem(
-            event.item_id, str(source or doc_id), event.step, event.error_type, event.reason,
-        ))
+        doc_id = doc_of(event.item) or event.item_id
+        self.report.failures.append(Problem.of_failure(event))
         self.failed_docs.add(doc_id)
-        if getattr(item, "parent_id", None) is None:
+        if getattr(event.item, "parent_id", None) is None:
             # A whole document failed: nothing more will come out of it.
             self._finish_through(doc_id)
 
@@ -217,7 +213,7 @@ class Run:
                 ))
 
     def _output(self, out: Any) -> None:
-        doc_id = _doc_of(out)
+        doc_id = doc_of(out)
         if doc_id is not None:
             self._finish_before(doc_id)
         if self.writer is not None:
@@ -328,15 +324,6 @@ def _already_read(source: Any) -> Callable[..., Any]:
         return source
 
     return read
-
-
-def _doc_of(item: Any) -> str | None:
-    """The id of the input document an output (or a failed item) belongs to."""
-    parent = getattr(item, "parent_id", None)
-    if isinstance(parent, str):
-        return parent
-    ident = getattr(item, "id", None)
-    return ident if isinstance(ident, str) else None
 
 
 def _segments(items: Iterator[Document], budget: int) -> Iterator[Iterator[Document]]:
