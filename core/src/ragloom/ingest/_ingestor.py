@@ -380,17 +380,14 @@ class Ingestor:
         show_progress: bool = False,
     ) -> IngestReport:
         """Ingest ``paths`` (files and folders); see :meth:`arun`."""
+        from functools import partial
+
         from .._sync import run_sync
 
-        return run_sync(self._arun_kw, list(paths), out, failures, on_progress, show_progress)
-
-    async def _arun_kw(
-        self, paths: list[Any], out: Any, failures: Any, on_progress: Any, show_progress: bool
-    ) -> IngestReport:
-        return await self.arun(
-            paths, out=out, failures=failures, on_progress=on_progress,
+        return run_sync(partial(
+            self.arun, list(paths), out=out, failures=failures, on_progress=on_progress,
             show_progress=show_progress,
-        )
+        ))
 
     async def arun(
         self,
