@@ -181,6 +181,7 @@ def _summary(report: IngestReport, command: str = "ingest") -> str:
         )
     if report.routes is not None:
         lines.append(f"  {_routes_line(report.routes)}")
+    lines += [f"  warning: {line}" for line in report.warnings]
     for title, problems in (("skipped", report.skipped), ("failed items", report.failures)):
         if not problems:
             continue

@@ -248,6 +248,8 @@ async def _results(waiting: deque[tuple[int, Any]], load: list[int]) -> AsyncIte
     free for a cancellation)."""
     import anyio
     import ray
+    from ragloom.engines import BatchStats, Output
+    from ragloom.events import ItemFailed
 
     pick, ref = waiting.popleft()
     try:
@@ -255,8 +257,8 @@ async def _results(waiting: deque[tuple[int, Any]], load: list[int]) -> AsyncIte
     except Exception as exc:
         raise _unwrap(exc) from exc
     load[pick] -= 1
-    for event in events:
-        yield event
+    for event in events:  # outputs come bare (IngestWorker.process)
+        yield event if isinstance(event, ItemFailed | BatchStats) else Output(event)
 
 
 def _batches(batches: Iterator[Iterator[Document]], size: int) -> Iterator[list[Document]]:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ragloom.engines import BatchEvent
     from ragloom.models import Document
 
 __all__ = ["IngestWorker", "PipelineHolder", "WorkerConfig"]
@@ -79,9 +78,10 @@ class IngestWorker(PipelineHolder):
         """``True`` once the pipeline is built (a failed build raises here)."""
         return True
 
-    def process(self, documents: list[Document]) -> list[BatchEvent]:
-        """What the local engine yields for ``documents`` (failures without their exception
-        objects, which need not pickle)."""
+    def process(self, documents: list[Document]) -> list[Any]:
+        """What the local engine yields for ``documents``, for the driver: each output bare
+        (a pydantic chunk pickles faster alone than inside an ``Output``), failures without
+        their exception objects (which need not pickle), the batch's statistics last."""
         import anyio
 
         # not a coroutine method: Ray would make this actor an async one, with an event loop
@@ -89,17 +89,20 @@ class IngestWorker(PipelineHolder):
         return anyio.run(_mapped, self.pipeline, documents)
 
 
-async def _mapped(pipeline: Any, documents: list[Document]) -> list[BatchEvent]:
-    from ragloom.engines import LocalEngine, PipelineWork
+async def _mapped(pipeline: Any, documents: list[Document]) -> list[Any]:
+    from ragloom.engines import LocalEngine, Output, PipelineWork
     from ragloom.events import ItemFailed
 
-    events: list[BatchEvent] = []
+    events: list[Any] = []
     mapped = LocalEngine().map_batches(PipelineWork(pipeline), iter([iter(documents)]))
     try:
         async for event in mapped:
-            if isinstance(event, ItemFailed):
-                event = dataclasses.replace(event, exception=None)
-            events.append(event)
+            if isinstance(event, Output):
+                events.append(event.item)
+            elif isinstance(event, ItemFailed):
+                events.append(dataclasses.replace(event, exception=None))
+            else:
+                events.append(event)
     finally:
         await mapped.aclose()  # type: ignore[attr-defined]
     return events
