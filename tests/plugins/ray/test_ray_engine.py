@@ -291,7 +291,7 @@ def test_engine_options_and_outputs_are_checked_before_ray_runs(tmp_path: Path) 
     with pytest.raises(ConfigurationError, match="not a mix"):
         engine.ingest(IngestJob(paths=(str(SAMPLE), f"file://{SAMPLE}")))
     out = str(tmp_path / "o.jsonl")
-    with pytest.raises(ConfigurationError, match="it is also the --out file"):
+    with pytest.raises(ConfigurationError, match="write failures .*: it is also the out file"):
         engine.ingest(IngestJob(paths=(str(SAMPLE),), out=out, failures=out))
     with pytest.raises(ConfigurationError, match="it is the cache file"):
         engine.ingest(IngestJob(paths=(str(SAMPLE),), out=out, cache=out))

@@ -235,3 +235,24 @@ def test_a_worker_hands_back_what_the_local_engine_yields_for_its_batch(
     failed = [e for e in events if isinstance(e, ItemFailed)]
     assert [(e.item_id, e.step, e.exception) for e in failed] == [("b.md#0", "FailOn", None)]
     assert isinstance(events[-1], BatchStats) and not events[-1].no_chunks
+
+
+def test_a_small_job_on_a_ray_it_would_start_is_told_the_local_engine_is_faster(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragloom.ingest import walk_inputs as walk
+    from ragloom_ray._engine import SMALL_JOB_BYTES, RaySettings, _advice
+
+    (tmp_path / "a.txt").write_text("a" * 1000)
+    files = walk([str(tmp_path)]).files
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    note = _advice(files, RaySettings(), running=False)
+    assert note is not None and "1 file(s), 0.0 MB" in note and "local engine" in note
+    assert _advice(files, RaySettings(address="auto"), running=False) is None  # a cluster
+    monkeypatch.setenv("RAY_ADDRESS", "head:6379")
+    assert _advice(files, RaySettings(), running=False) is None
+    monkeypatch.delenv("RAY_ADDRESS")
+    with open(tmp_path / "big.bin", "wb") as handle:  # sparse: no disk written
+        handle.truncate(SMALL_JOB_BYTES)
+    assert _advice(walk([str(tmp_path)]).files, RaySettings(), running=False) is None
+    assert _advice(files, RaySettings(), running=True) is None  # a Ray already up

@@ -270,6 +270,7 @@ def run_ingest(settings: IngestSettings) -> int:
             collection=settings.collection,
             engine=engine,
         ) as ingestor:
+            ingestor.output_names = ("--out", "--failures")
             try:
                 report = ingestor.run(
                     settings.paths, out=out, failures=settings.failures, on_progress=shown

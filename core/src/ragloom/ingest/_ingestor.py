@@ -213,6 +213,8 @@ class Ingestor:
         if store is not None:
             self.pipeline = self._with_embedding(embedder)
         self._loaders = loaders
+        #: How errors name the two outputs (``out`` and ``failures``; the CLI sets its options').
+        self.output_names: tuple[str, str] = ("out", "failures")
         #: What maps the pipeline over batches of documents (default: this process).
         self.engine: Engine = engine if engine is not None else LocalEngine()
         self._repaired = ""
@@ -456,7 +458,9 @@ class Ingestor:
                 root=root, collection=self.collection,
             )
         )
-        check_outputs(walked, out, failures, self._cache_files(), arguments=texts)
+        check_outputs(
+            walked, out, failures, self._cache_files(), arguments=texts, names=self.output_names
+        )
         self._open_cache()
         report = IngestReport(
             files=len(walked.files),
@@ -478,7 +482,7 @@ class Ingestor:
         fingerprint = self._fingerprinter(identity)
         known = self.store.fingerprints() if self.store is not None else {}
         skip_unchanged = self.store is not None and out is None and fingerprint is not None
-        writer = AtomicJsonlWriter(out, flag="--out") if out is not None else None
+        writer = AtomicJsonlWriter(out, flag=self.output_names[0]) if out is not None else None
         try:
             run = Run(self, report, writer, on_progress, fingerprint, walked)
             run.read = None if uris is None else uris.read
@@ -517,7 +521,7 @@ class Ingestor:
             if self.store is not None and self.fit_routes:
                 report.routes = refresh_routes(self.store, self.registry)
             if failures is not None:
-                with AtomicJsonlWriter(failures, flag="--failures") as failure_file:
+                with AtomicJsonlWriter(failures, flag=self.output_names[1]) as failure_file:
                     for problem in report.failures:
                         failure_file.write(problem.to_dict())
                     failure_file.commit()

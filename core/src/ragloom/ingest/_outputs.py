@@ -23,6 +23,7 @@ def check_outputs(
     cache_files: list[str],
     *,
     arguments: Iterable[str] = (),
+    names: tuple[str, str] = ("out", "failures"),
 ) -> None:
     """Refuse output paths that would destroy something or cannot be written.
 
@@ -30,6 +31,8 @@ def check_outputs(
     while walking a folder (not named in ``arguments``) that is recognisably an earlier output
     of ragloom (empty, or JSON Lines of chunks or failures) is left out of the inputs and
     replaced, so ``ragloom ingest . -o chunks.jsonl`` can be run again.
+
+    ``names`` name the two outputs in the errors (the CLI gives its options' names).
 
     Raises:
         ConfigurationError: naming both paths when an output is an input file, the cache or
@@ -40,7 +43,7 @@ def check_outputs(
     named = {os.path.realpath(a) for a in arguments}
     caches = {os.path.realpath(p) for p in cache_files}
     seen: dict[str, str] = {}
-    for flag, value in (("--out", out), ("--failures", failures)):
+    for flag, value in zip(names, (out, failures), strict=True):
         if value is None:
             continue
         path = os.fspath(value)

@@ -180,7 +180,11 @@ class RayEngine(Engine):
         return _Uris()
 
     def advice(self, files: Sequence[InputFile]) -> str | None:
-        return _advice(files, self.settings)
+        try:
+            import ray
+        except ImportError:  # the engine needs Ray: reported when its session starts
+            return None
+        return _advice(files, self.settings, running=ray.is_initialized())
 
     async def map_batches(
         self, work: PipelineWork, batches: Iterator[Iterator[Document]]
@@ -296,17 +300,11 @@ class _Uris:
 SMALL_JOB_BYTES = 64 * 1000 * 1000
 
 
-def _advice(files: Sequence[InputFile], settings: RaySettings) -> str | None:
+def _advice(files: Sequence[InputFile], settings: RaySettings, *, running: bool) -> str | None:
     """A warning when the local engine would clearly be faster: a small job on a Ray this run
-    starts itself (not on a cluster given by address or ``RAY_ADDRESS``)."""
-    if settings.address or os.environ.get("RAY_ADDRESS"):
-        return None
-    try:
-        import ray
-
-        if ray.is_initialized():
-            return None
-    except ImportError:  # pragma: no cover - the engine needs Ray; reported when it starts
+    starts itself (not ``running`` already, nor a cluster given by address or
+    ``RAY_ADDRESS``)."""
+    if running or settings.address or os.environ.get("RAY_ADDRESS"):
         return None
     total = 0
     for file in files:
