@@ -38,14 +38,15 @@ from ._outputs import check_outputs
 from ._progress import ProgressCallback, ShownProgress
 from ._report import IngestReport, Problem
 from ._run import Run
+from ._seam import LocalEngine, PipelineWork
 from ._walk import input_root, walk_inputs
 
 if TYPE_CHECKING:
-    from ..engines import Engine, UriReader
     from ..models import Document
     from ..pipeline import Pipeline
     from ..plugins import Registry
     from ..stores import Store
+    from ._seam import BaseEngine, UriReader
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
@@ -170,9 +171,8 @@ class Ingestor:
         fit_routes: bool = True,
         registry: Registry | None = None,
         loaders: Any = None,
-        engine: Engine | None = None,
+        engine: BaseEngine | None = None,
     ) -> None:
-        from ..engines import LocalEngine
         from ..plugins import Registry
 
         if collection is not None and (not isinstance(collection, str) or not collection.strip()):
@@ -216,7 +216,7 @@ class Ingestor:
         #: How errors name the two outputs (``out`` and ``failures``; the CLI sets its options').
         self.output_names: tuple[str, str] = ("out", "failures")
         #: What maps the pipeline over batches of documents (default: this process).
-        self.engine: Engine = engine if engine is not None else LocalEngine()
+        self.engine: BaseEngine = engine if engine is not None else LocalEngine()
         self._repaired = ""
         #: What the index should record once the run has files (its root, its embedder).
         self._record: dict[str, Any] = {}
@@ -484,7 +484,10 @@ class Ingestor:
         skip_unchanged = self.store is not None and out is None and fingerprint is not None
         writer = AtomicJsonlWriter(out, flag=self.output_names[0]) if out is not None else None
         try:
-            run = Run(self, report, writer, on_progress, fingerprint, walked)
+            run = Run(
+                self.store, (self.max_file_size, self.skip_formats), report, writer,
+                on_progress, fingerprint, walked,
+            )
             run.read = None if uris is None else uris.read
             if skip_unchanged and identity is not None and uris is None:
                 run.memo = FileMemo.of(self.pipeline.cache, identity, self.skip_formats)
@@ -497,8 +500,6 @@ class Ingestor:
             if note:
                 run.warnings.append(note)
             try:
-                from ..engines import PipelineWork
-
                 with self.engine.session() as mapper:
                     await run.drive(mapper, PipelineWork(self.pipeline), documents)
             except BaseException:

@@ -3,21 +3,53 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, PluginNotFoundError
 from ._ingestor import Ingestor
 
 if TYPE_CHECKING:
-    from ..engines import Engine, IngestJob
     from ._progress import ProgressCallback
     from ._report import IngestReport
+    from ._seam import BaseEngine
 
-__all__ = ["run_job"]
+__all__ = ["IngestJob", "run_job"]
+
+
+@dataclass(frozen=True)
+class IngestJob:
+    """Everything an ingestion needs, as plain data (what :meth:`Engine.ingest` runs).
+
+    ``spec`` is a pipeline spec (``dump_pipeline``'s output; ``None``: the default pipeline
+    with ``chunk_size`` and ``length_function``). ``out`` is a JSONL path, ``index`` a store
+    folder, ``cache`` a cache file (``None``: the pipeline's own setting). ``collection`` is the
+    collection of every document (``None``: each top-level folder under a path is one, as
+    :func:`ragloom.ingest.walk_inputs` assigns them). ``options`` are the engine's own settings
+    (``--engine-option key=value``).
+    """
+
+    paths: tuple[str, ...]
+    spec: dict[str, Any] | None = None
+    out: str | None = None
+    failures: str | None = None
+    index: str | None = None
+    sync: bool = False
+    embedder: str | None = None
+    cache: str | None = None
+    max_file_size: int = 50 * 1000 * 1000
+    chunk_size: int | None = None
+    length_function: str | None = None
+    allow_imports: bool = False
+    collection: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
 
 
 def run_job(
-    job: IngestJob, *, engine: Engine | None = None, on_progress: ProgressCallback | None = None
+    job: IngestJob,
+    *,
+    engine: BaseEngine | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> IngestReport:
     """Run ``job`` on ``engine`` (default: this process): the pipeline built from its spec,
     its index opened (``lancedb``, from ragloom-lancedb), one :class:`Ingestor` run.

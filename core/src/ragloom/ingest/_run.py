@@ -5,7 +5,7 @@ thread) to the index."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._files import load_file
@@ -16,10 +16,9 @@ from ._report import IngestProgress, IngestReport, Problem, doc_of
 from ._walk import WalkResult
 
 if TYPE_CHECKING:
-    from ..engines import BatchMapper, BatchStats, PipelineWork
     from ..events import ItemFailed
     from ..models import Document
-    from ._ingestor import Ingestor
+    from ._seam import BatchMapper, BatchStats, PipelineWork
 
 __all__ = ["SEGMENT_CHARS", "STORE_BATCH_CHUNKS", "Run"]
 
@@ -36,14 +35,18 @@ class Run:
 
     def __init__(
         self,
-        ingestor: Ingestor,
+        store: Any,
+        limits: tuple[int, Mapping[str, str]],
         report: IngestReport,
         writer: AtomicJsonlWriter | None,
         on_progress: ProgressCallback | None,
         fingerprint: Callable[[Document], str] | None,
         walked: WalkResult,
     ) -> None:
-        self.ingestor = ingestor
+        #: The index the outputs go to (``None``: none).
+        self.store = store
+        #: The size limit of a file, and the formats skipped with a note.
+        self.max_file_size, self.skip_formats = limits
         self.report = report
         self.writer = writer
         self.on_progress = on_progress
@@ -97,7 +100,7 @@ class Run:
         for index, file in enumerate(self.files):
             read, key = self.read, None
             if memo is not None:
-                source = memo.read(file, self.ingestor.max_file_size)
+                source = memo.read(file, self.max_file_size)
                 if source is not None:
                     key = memo.key(file, source, loaders)
                     listed = memo.get(key)
@@ -110,8 +113,8 @@ class Run:
                         continue
                     read = _already_read(source)
             loaded = load_file(
-                file, loaders, max_file_size=self.ingestor.max_file_size,
-                skip_formats=self.ingestor.skip_formats, read=read,
+                file, loaders, max_file_size=self.max_file_size,
+                skip_formats=self.skip_formats, read=read,
             )
             report.skipped.extend(loaded.skipped)
             report.failures.extend(loaded.failures)
@@ -156,8 +159,8 @@ class Run:
     ) -> None:
         """Feed ``documents`` to ``mapper`` in batches; take its outputs, failures and
         statistics as they come."""
-        from ..engines import BatchStats, Output
         from ..events import ItemFailed
+        from ._seam import BatchStats, Output
 
         events = mapper.map_batches(work, _segments(documents, SEGMENT_CHARS))
         try:
@@ -230,7 +233,7 @@ class Run:
                     self.failed_docs.add(doc_id)
                 return
         self.report.chunks += 1
-        if self.ingestor.store is not None and doc_id is not None:
+        if self.store is not None and doc_id is not None:
             self.by_doc.setdefault(doc_id, []).append(out)
 
     # -- completion, progress and the store --------------------------------------------------
@@ -253,7 +256,7 @@ class Run:
     def _complete(self, entry: tuple[str, int, int]) -> None:
         doc_id, index, size = entry
         if (
-            self.ingestor.store is not None
+            self.store is not None
             and doc_id not in self.failed_docs
             and doc_id not in self.kept
         ):
@@ -282,7 +285,7 @@ class Run:
 
     def _flush_store(self) -> None:
         """Hand the gathered batch to the writer thread, once the previous write is done."""
-        store = self.ingestor.store
+        store = self.store
         if store is None or not self.batch:
             return
         batch, self.batch, self.batch_chunks = self.batch, [], 0
