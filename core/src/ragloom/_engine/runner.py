@@ -34,7 +34,7 @@ from .calls import (
     raw_call,
     result_call,
 )
-from .hooks import hooks_of
+from .hooks import RunStep, hooks_of
 from .pool import pooled_results
 from .routing import Routing
 
@@ -42,7 +42,7 @@ __all__ = ["process_windows"]
 
 
 async def process_windows(
-    step: Any, upstream: AsyncIterator[list[Any]], context: Any
+    step: RunStep, upstream: AsyncIterator[list[Any]], context: Any
 ) -> AsyncGenerator[list[Any], None]:
     """``step``'s outputs for every window of ``upstream``, in input order."""
     stats = context.stats_for(step)
@@ -80,7 +80,7 @@ async def process_windows(
         )
 
 
-async def _store_unless_cheaper(step: Any, routing: Routing | None, context: Any) -> Any:
+async def _store_unless_cheaper(step: RunStep, routing: Routing | None, context: Any) -> Any:
     """``step``'s store, or ``None`` when recomputing it is known to be cheaper than replaying
     (the same for each routed leaf, whose ``store`` is cleared); a ``CacheSkipped`` event says
     so for each step concerned."""
@@ -121,7 +121,7 @@ async def _store_unless_cheaper(step: Any, routing: Routing | None, context: Any
 
 
 def _windows(
-    step: Any,
+    step: RunStep,
     upstream: AsyncIterator[list[Any]],
     context: Any,
     policy: Any,
@@ -139,7 +139,7 @@ def _windows(
 
 
 def _inline_way(
-    step: Any, context: Any, policy: Any, routing: Routing | None, store: Any
+    step: RunStep, context: Any, policy: Any, routing: Routing | None, store: Any
 ) -> _Inline | None:
     """The hot path of ``step`` when it has one: a step that is not routed, not batched, under
     a simple policy (one attempt, no timeout), without a cache, not awaiting or at
@@ -207,7 +207,7 @@ async def _released(
 
 
 def _pairs(
-    step: Any,
+    step: RunStep,
     upstream: AsyncIterator[list[Any]],
     context: Any,
     policy: Any,
