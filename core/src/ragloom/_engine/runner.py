@@ -55,7 +55,13 @@ async def process_windows(
     started = time.perf_counter()
     routing = Routing(step, context, policy) if getattr(step, "routes_items", False) else None
     store = await _store_unless_cheaper(step, routing, context)
-    windows = _windows(step, upstream, context, policy, stats, routing, store)
+    # The way the step runs, chosen once: inline for the hot paths, else from a generator of
+    # (item, outputs | Failure) pairs per window; both give output windows.
+    inline = _inline_way(step, context, policy, routing, store)
+    windows = _inline(inline, upstream, context, policy, stats) if inline is not None else (
+        _released(_pairs(step, upstream, context, policy, stats, routing, store), context,
+                  policy, stats)
+    )
     try:
         async for out in windows:
             yield out
@@ -118,24 +124,6 @@ async def _store_unless_cheaper(step: RunStep, routing: Routing | None, context:
             leaf.store = None
         await context.emit(CacheSkipped(context.run_id, step=owner.name, reason=reason))
     return store
-
-
-def _windows(
-    step: RunStep,
-    upstream: AsyncIterator[list[Any]],
-    context: Any,
-    policy: Any,
-    stats: Any,
-    routing: Routing | None,
-    store: Any,
-) -> AsyncGenerator[list[Any], None]:
-    """``step``'s output windows, the way it runs chosen here once: inline for the hot paths,
-    else from a generator of ``(item, outputs | Failure)`` pairs per window."""
-    inline = _inline_way(step, context, policy, routing, store)
-    if inline is not None:
-        return _inline(inline, upstream, context, policy, stats)
-    return _released(_pairs(step, upstream, context, policy, stats, routing, store), context,
-                     policy, stats)
 
 
 def _inline_way(
