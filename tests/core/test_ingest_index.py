@@ -214,7 +214,7 @@ def many(tmp_path: Path) -> Path:
 def test_store_writes_come_in_bounded_batches_one_at_a_time(
     many: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ragloom.ingest._ingestor as ingestor_module
+    import ragloom.ingest._run as ingestor_module
 
     monkeypatch.setattr(ingestor_module, "STORE_BATCH_CHUNKS", 7)
     store = RecordingStore()
@@ -231,7 +231,7 @@ def test_store_writes_come_in_bounded_batches_one_at_a_time(
 
 
 def test_a_failed_store_write_fails_the_run(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ragloom.ingest._ingestor as ingestor_module
+    import ragloom.ingest._run as ingestor_module
 
     monkeypatch.setattr(ingestor_module, "STORE_BATCH_CHUNKS", 7)
     store = RecordingStore(fail_on=2)

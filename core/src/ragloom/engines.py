@@ -1,60 +1,72 @@
-"""The engine family: running an ingestion on something other than this process.
+"""The engine family: where an ingestion's pipeline runs.
 
-``ragloom ingest --engine NAME`` hands the whole job to a registered :class:`Engine` (for example
-``ray`` from ragloom-ray, which runs the same pipeline on Ray Data). The job is plain data, so an
-engine can ship it to other processes and machines: the pipeline travels as its declarative
-spec (``dump_pipeline``), and each worker builds it again with its own plugin registry.
+An ingestion is one run whatever runs its pipeline: :class:`~ragloom.ingest.Ingestor` checks the
+paths and the outputs, walks and loads the files, fingerprints documents against the index,
+writes the JSONL file, the failures file, the index and the report. An :class:`Engine` does one
+thing inside that run: it maps the pipeline over batches of documents
+(:meth:`BatchMapper.map_batches`), the way an HTTP client's transport only sends requests.
+:class:`LocalEngine` (the default) runs the pipeline in this process; ``ragloom ingest --engine
+NAME`` picks a registered engine instead (for example ``ray`` from ragloom-ray, which runs the
+same pipeline on Ray workers). The pipeline reaches another process as its declarative spec
+(:meth:`PipelineWork.spec`), and each worker builds it again with its own plugin registry.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
 
 from .component import Component
+from .ingest._job import IngestJob
+from .ingest._seam import (
+    BaseEngine,
+    BatchEvent,
+    BatchMapper,
+    BatchStats,
+    LocalEngine,
+    Output,
+    PipelineWork,
+    UriReader,
+)
 
-__all__ = ["Engine", "IngestJob"]
+if TYPE_CHECKING:
+    from .models import Document
 
-
-@dataclass(frozen=True)
-class IngestJob:
-    """Everything an ingestion needs, as plain data.
-
-    ``spec`` is a pipeline spec (``dump_pipeline``'s output; ``None``: the default pipeline
-    with ``chunk_size`` and ``length_function``). ``out`` is a JSONL path, ``index`` a store
-    folder, ``cache`` a cache file (``None``: no cache). ``collection`` is the collection of
-    every document (``None``: each top-level folder under a path is one, as
-    :func:`ragloom.ingest.walk_inputs` assigns them); an engine records it in every document's
-    metadata as a local run does. ``options`` are the engine's own settings
-    (``--engine-option key=value``).
-    """
-
-    paths: tuple[str, ...]
-    spec: dict[str, Any] | None = None
-    out: str | None = None
-    failures: str | None = None
-    index: str | None = None
-    sync: bool = False
-    embedder: str | None = None
-    cache: str | None = None
-    max_file_size: int = 50 * 1000 * 1000
-    chunk_size: int | None = None
-    length_function: str | None = None
-    allow_imports: bool = False
-    collection: str | None = None
-    options: dict[str, str] = field(default_factory=dict)
+__all__ = [
+    "BatchEvent",
+    "BatchMapper",
+    "BatchStats",
+    "Engine",
+    "IngestJob",
+    "LocalEngine",
+    "Output",
+    "PipelineWork",
+    "UriReader",
+]
 
 
-class Engine(Component, ABC):
-    """Runs :class:`IngestJob` s; returns the same :class:`~ragloom.ingest.IngestReport` as a
-    local run (same outputs, every failure reported)."""
+class Engine(Component, BaseEngine, ABC):
+    """Where an ingestion's pipeline runs. A subclass maps the pipeline over batches of
+    documents (:meth:`map_batches`); the run around it (paths, checks, fingerprints, outputs,
+    the index, the report) is the core's, identical for every engine."""
 
     @abstractmethod
+    def map_batches(
+        self, work: PipelineWork, batches: Iterator[Iterator[Document]]
+    ) -> AsyncIterator[BatchEvent]:
+        """See :meth:`BatchMapper.map_batches`."""
+
     def ingest(self, job: IngestJob, *, on_progress: Any = None) -> Any:
-        """Run ``job``; return its ``IngestReport``.
+        """Run ``job`` with this engine; return its :class:`~ragloom.ingest.IngestReport`
+        (the same outputs as a local run, every failure reported).
 
         Raises:
-            ConfigurationError: the job cannot run here (an option, a cache path that the
-                workers cannot share, a plugin missing on the workers: named).
+            ConfigurationError: an engine option, an input or output path, a plugin missing
+                (named).
         """
+        from .ingest import run_job
+
+        return run_job(job, engine=self, on_progress=on_progress)
+
+

@@ -199,11 +199,11 @@ def test_a_plugin_missing_on_the_workers_is_named_by_the_cli(
     assert not (tmp_path / "out.jsonl").exists()
 
 
-def test_an_engine_run_keeps_the_index_root_and_refuses_a_damaged_index(
+def test_an_engine_run_is_the_local_run_around_the_index(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Checked before any worker starts: the paths must be the index's root (an engine names
-    documents by their paths under the folder given), and a damaged index is not written."""
+    """The run around the engine is the core's, as a local run: a subfolder of the index's
+    root keeps its documents' ids under that root, and a damaged index is repaired."""
     import shutil
 
     from ragloom.cli import main
@@ -213,18 +213,29 @@ def test_an_engine_run_keeps_the_index_root_and_refuses_a_damaged_index(
     index = tmp_path / "ix"
     assert main(["ingest", str(docs), "--index", str(index), "--no-cache", "-q"]) == 0
     capsys.readouterr()
+    (docs / "guides" / "caching.md").write_text("# Caching\n\nChanged on purpose.\n")
     status = main([
         "ingest", str(docs / "guides"), "--index", str(index), "--engine", "ray", "--no-cache",
-        "-q",
+        "--json",
     ])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert f"give the index's root {docs}" in err and "Traceback" not in err
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    report = json.loads(captured.out)
+    assert (report["indexed"], report["unchanged"]) == (1, 1)
+    chunks, documents = _store_rows(index)
+    ids = [d["document_id"] for d in documents]
+    assert "guides/caching.md" in ids and "caching.md" not in ids
+    assert any(c["content"].startswith("# Caching\n\nChanged") for c in chunks)
+    # A damaged index is repaired first, as a local run repairs it, and indexed again.
     shutil.rmtree(index / "chunks.lance")
-    status = main(["ingest", str(docs), "--index", str(index), "--engine", "ray", "--no-cache"])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert "is damaged" in err and "index check --repair" in err
+    status = main([
+        "ingest", str(docs), "--index", str(index), "--engine", "ray", "--no-cache", "--json",
+    ])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    report = json.loads(captured.out)
+    assert any(w.startswith("the index was damaged") for w in report["warnings"])
+    assert report["indexed"] == report["documents"] == len(_store_rows(index)[1])
 
 
 def test_an_input_that_kills_its_worker_every_time_stops_the_run_cleanly(
@@ -280,7 +291,7 @@ def test_engine_options_and_outputs_are_checked_before_ray_runs(tmp_path: Path) 
     with pytest.raises(ConfigurationError, match="not a mix"):
         engine.ingest(IngestJob(paths=(str(SAMPLE), f"file://{SAMPLE}")))
     out = str(tmp_path / "o.jsonl")
-    with pytest.raises(ConfigurationError, match="it is also the --out file"):
+    with pytest.raises(ConfigurationError, match="write failures .*: it is also the out file"):
         engine.ingest(IngestJob(paths=(str(SAMPLE),), out=out, failures=out))
     with pytest.raises(ConfigurationError, match="it is the cache file"):
         engine.ingest(IngestJob(paths=(str(SAMPLE),), out=out, cache=out))

@@ -202,26 +202,57 @@ def test_uris_get_the_collections_local_paths_get(tmp_path: Path) -> None:
     ]
 
 
-def test_a_worker_records_each_files_collection_in_its_chunks(tmp_path: Path) -> None:
-    """The collection travels from the driver's rows to the worker's chunks (no Ray: the
-    worker is called as Ray Data calls it, with a batch of columns)."""
-    import json
-
+def test_a_worker_hands_back_what_the_local_engine_yields_for_its_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker (called without Ray, as its actor is) runs the core's local engine over a batch
+    of documents: the outputs (bare) in input order, each failed item, then the batch's
+    counts."""
+    from ragloom.engines import BatchStats
+    from ragloom.events import ItemFailed
+    from ragloom.models import Document
     from ragloom_ray._worker import IngestWorker, WorkerConfig
 
-    (tmp_path / "a.md").write_text("# A\n\nSome text about alpha.\n")
-    (tmp_path / "b.md").write_text("# B\n\nSome text about beta.\n")
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "steps"))
     worker = IngestWorker(WorkerConfig(
-        spec={"steps": [{"chunker": "recursive", "params": {"chunk_size": 300}}]},
+        spec={"steps": [
+            {"chunker": "recursive", "params": {"chunk_size": 300}},
+            {"import": "ragloom_ray_test_steps:FailOn", "params": {"marker": "FAIL-THIS"}},
+        ]},
         requirements={},
     ))
-    table = worker({
-        "file": [0, 1], "path": [str(tmp_path / "a.md"), str(tmp_path / "b.md")],
-        "doc_id": ["a.md", "b.md"], "shown": ["a.md", "b.md"], "collection": ["guide", ""],
-    })
-    chunks = [
-        json.loads(row["text"]) for row in table.to_pylist() if row["kind"] == "chunk"
+    events = worker.process([
+        Document(
+            id="a.md", content="# A\n\nSome text about alpha.\n", metadata={"collection": "guide"}
+        ),
+        Document(id="b.md", content="Text that says FAIL-THIS.\n"),
+        Document(id="c.md", content="Some text about gamma.\n"),
+    ])
+    outputs = [e for e in events if not isinstance(e, ItemFailed | BatchStats)]
+    assert [(c.parent_id, c.metadata.get("collection")) for c in outputs] == [
+        ("a.md", "guide"), ("c.md", None),
     ]
-    assert [(c["parent"], c["metadata"].get("collection")) for c in chunks] == [
-        ("a.md", "guide"), ("b.md", None),
-    ]
+    failed = [e for e in events if isinstance(e, ItemFailed)]
+    assert [(e.item_id, e.step, e.exception) for e in failed] == [("b.md#0", "FailOn", None)]
+    assert isinstance(events[-1], BatchStats) and not events[-1].no_chunks
+
+
+def test_a_small_job_on_a_ray_it_would_start_is_told_the_local_engine_is_faster(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragloom.ingest import walk_inputs as walk
+    from ragloom_ray._engine import SMALL_JOB_BYTES, RaySettings, _advice
+
+    (tmp_path / "a.txt").write_text("a" * 1000)
+    files = walk([str(tmp_path)]).files
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    note = _advice(files, RaySettings(), running=False)
+    assert note is not None and "1 file(s), 0.0 MB" in note and "local engine" in note
+    assert _advice(files, RaySettings(address="auto"), running=False) is None  # a cluster
+    monkeypatch.setenv("RAY_ADDRESS", "head:6379")
+    assert _advice(files, RaySettings(), running=False) is None
+    monkeypatch.delenv("RAY_ADDRESS")
+    with open(tmp_path / "big.bin", "wb") as handle:  # sparse: no disk written
+        handle.truncate(SMALL_JOB_BYTES)
+    assert _advice(walk([str(tmp_path)]).files, RaySettings(), running=False) is None
+    assert _advice(files, RaySettings(), running=True) is None  # a Ray already up

@@ -23,6 +23,7 @@ from ..events import CacheHit, CacheMiss, CacheSkipped
 from . import costs, sigterm
 from .calls import Failure, item_id
 from .costs import Costs
+from .hooks import RunStep
 from .routing import Routing
 
 __all__ = ["cached_results"]
@@ -112,7 +113,7 @@ class _Owner:
     __slots__ = ("checks_input", "config_hash", "costs", "measured", "mode", "prior", "scope",
                  "step", "store")  # fmt: skip
 
-    def __init__(self, step: Any, store: Any, mode: str | None, checks_input: bool) -> None:
+    def __init__(self, step: RunStep, store: Any, mode: str | None, checks_input: bool) -> None:
         self.step = step
         self.store = store
         self.mode = mode
@@ -128,7 +129,7 @@ class _Owner:
 async def cached_results(
     windows: AsyncIterator[list[Any]],
     *,
-    step: Any,
+    step: RunStep,
     store: Any,
     routing: Routing | None,
     checks_input: bool,
@@ -255,7 +256,7 @@ async def _settle_identity(owner: _Owner, context: Any, stats: Any) -> None:
 
 async def _window(
     items: list[Any],
-    step: Any,
+    step: RunStep,
     routing: Routing | None,
     owners: dict[int, _Owner],
     compute: Callable[..., Awaitable[list[Any]]],

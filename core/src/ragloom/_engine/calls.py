@@ -26,7 +26,7 @@ import anyio
 from .._interrupts import signalled
 from ..errors import StepTimeoutError
 from ..events import ItemRetried
-from .hooks import hooks_of
+from .hooks import RunStep, hooks_of
 
 __all__ = [
     "Failure",
@@ -101,14 +101,15 @@ def as_outputs(produced: Any) -> list[Any]:
 # -- building calls from hooks ----------------------------------------------------------------
 
 
-def raw_call(step: Any, context: Any) -> tuple[bool, Callable[[Any], Any]]:
+def raw_call(step: RunStep, context: Any) -> tuple[bool, Callable[[Any], Any]]:
     """``(is_async, call)``: one call of ``step``'s hooks on one item, checks included.
 
     The call raises what the hooks raise and returns what ``transform`` produced (checked by
     ``validate_output`` first, when the step has one).
     """
     hooks = hooks_of(step)
-    transform = step.transform
+    # ``(item)`` or ``(item, context)``: the hook says which
+    transform: Callable[..., Any] = step.transform
     hook = hooks.transform
     call: Any
     if hook.kind == "sync":
@@ -138,7 +139,7 @@ def raw_call(step: Any, context: Any) -> tuple[bool, Callable[[Any], Any]]:
     return is_async, call
 
 
-def flat_call(step: Any, context: Any) -> tuple[bool, Callable[..., Any], Any] | None:
+def flat_call(step: RunStep, context: Any) -> tuple[bool, Callable[..., Any], Any] | None:
     """``(is_async, transform, context or None)`` when ``transform`` can be called bare (no
     checks, not a generator): the hot path calls ``transform(item)`` or
     ``transform(item, context)`` with nothing around it. ``None`` otherwise."""
@@ -416,7 +417,7 @@ _FLATTENED = frozenset({type(None), list, types.GeneratorType})
 
 
 def batch_call(
-    step: Any, context: Any, policy: Any, stats: Any
+    step: RunStep, context: Any, policy: Any, stats: Any
 ) -> Callable[..., Awaitable[list[Any]]]:
     """A window call for a step with a ``transform_batch`` hook: ``items -> results``, one
     result (a list of outputs, or a :class:`Failure`) per item, in order.
@@ -429,7 +430,7 @@ def batch_call(
     hooks = hooks_of(step)
     hook = hooks.batch
     assert hook is not None
-    fn = step.transform_batch
+    fn: Callable[..., Any] = getattr(step, "transform_batch")  # noqa: B009 - optional hook
     size = max(1, int(getattr(step, "batch_size", 64)))
     max_attempts = policy.max_attempts or 1
     timeout = policy.timeout
@@ -504,7 +505,7 @@ def batch_call(
             return outputs
         try:
             result = step.validate_output(item, outputs, context)
-            if check_output == "async":
+            if check_output == "async" and result is not None:
                 await result
         except BaseException as exc:
             if is_interrupt(exc):

@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .hooks import RunStep
+
 __all__ = ["COST_SAMPLE", "Costs", "clock", "decisions_for", "mode_of", "skip_reason"]
 
 #: Computed items a run must have measured before it records a decision for a step.
@@ -76,7 +78,7 @@ def _decision(compute_us: float, replay_us: float, items: int) -> dict[str, Any]
     }
 
 
-def mode_of(step: Any) -> str:
+def mode_of(step: RunStep) -> str:
     """A step's cache mode: its own, else ``$RAGLOOM_CACHE_MODE``, else ``"auto"``."""
     mode = getattr(step, "cache_mode", None)
     if mode is None:

@@ -8,11 +8,43 @@ calls it; it is worked out once per function object and remembered.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
-__all__ = ["Hook", "StepHooks", "default_hook", "hook_of", "hooks_of", "is_default"]
+__all__ = [
+    "Hook", "RunStep", "StepHooks", "default_hook", "hook_of", "hooks_of", "is_default",
+]
+
+
+class RunStep(Protocol):
+    """What the engine reads from a step: its public hooks and settings (the engine never
+    imports ``step.py``). Optional settings (``transform_batch``, ``batch_size``,
+    ``cache_mode``, ``cache_scope``, ``cache_window``, ``routes_items``) are read with their
+    defaults where they are used."""
+
+    name: str
+
+    @property
+    def output_model(self) -> Any: ...
+
+    @property
+    def config_hash(self) -> str: ...
+
+    @classmethod
+    def identity(cls) -> str: ...
+
+    def transform(self, item: Any, context: Any) -> Any: ...
+
+    def validate_input(self, item: Any) -> None: ...
+
+    def validate_output(
+        self, item: Any, produced: list[Any], context: Any
+    ) -> Awaitable[None] | None: ...
+
+    def effective_policy(self, context: Any) -> Any: ...
+
+    def effective_cache(self, context: Any) -> Any: ...
 
 HookKind = Literal["sync", "gen", "async", "agen"]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -103,7 +135,7 @@ class StepHooks:
         return self.transform.awaits or self.checks_output == "async"
 
 
-def hooks_of(step: Any) -> StepHooks:
+def hooks_of(step: RunStep) -> StepHooks:
     """The hooks of ``step`` (its ``transform`` may be set per instance)."""
     output = step.validate_output
     checks_output: Literal["sync", "async"] | None = None

@@ -21,7 +21,7 @@ from .calls import (
     raw_call,
     stops_run,
 )
-from .hooks import hooks_of
+from .hooks import RunStep, hooks_of
 
 __all__ = ["Leaf", "Routing"]
 
@@ -32,7 +32,7 @@ class Leaf:
     __slots__ = ("call", "checks_input", "context", "is_async", "mode", "policy", "stats", "step",
                  "store")  # fmt: skip
 
-    def __init__(self, step: Any, context: Any, policy: Any, router_stats: Any) -> None:
+    def __init__(self, step: RunStep, context: Any, policy: Any, router_stats: Any) -> None:
         self.step = step
         self.context = context
         self.policy = policy

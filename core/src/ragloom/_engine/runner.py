@@ -34,7 +34,7 @@ from .calls import (
     raw_call,
     result_call,
 )
-from .hooks import hooks_of
+from .hooks import RunStep, hooks_of
 from .pool import pooled_results
 from .routing import Routing
 
@@ -42,7 +42,7 @@ __all__ = ["process_windows"]
 
 
 async def process_windows(
-    step: Any, upstream: AsyncIterator[list[Any]], context: Any
+    step: RunStep, upstream: AsyncIterator[list[Any]], context: Any
 ) -> AsyncGenerator[list[Any], None]:
     """``step``'s outputs for every window of ``upstream``, in input order."""
     stats = context.stats_for(step)
@@ -55,38 +55,18 @@ async def process_windows(
     started = time.perf_counter()
     routing = Routing(step, context, policy) if getattr(step, "routes_items", False) else None
     store = await _store_unless_cheaper(step, routing, context)
-    pairs = _pairs(step, upstream, context, policy, stats, routing, store)
+    # The way the step runs, chosen once: inline for the hot paths, else from a generator of
+    # (item, outputs | Failure) pairs per window; both give output windows.
+    inline = _inline_way(step, context, policy, routing, store)
+    windows = _inline(inline, upstream, context, policy, stats) if inline is not None else (
+        _released(_pairs(step, upstream, context, policy, stats, routing, store), context,
+                  policy, stats)
+    )
     try:
-        if not isinstance(pairs, tuple):
-            async for window_pairs in pairs:
-                out: list[Any] = []
-                for item, result in window_pairs:
-                    if type(result) is list:
-                        out.extend(result)
-                    else:
-                        await _release(item, result, context, policy, stats)
-                stats.items_out += len(out)
-                if out:
-                    yield out
-        else:
-            # The hot paths: one plain call per item, outputs collected straight into the
-            # window; failures are released in place, as on every other path.
-            kind, call, ctx = pairs
-            async for window in upstream:
-                stats.items_in += len(window)
-                failed: list[tuple[Any, BaseException]] = []
-                if kind == "flat":
-                    out = map_flat(call, window, failed, ctx)
-                else:
-                    out = await amap_flat(call, window, failed, ctx)
-                for item, error in failed:
-                    await _release(item, Failure(error, 1), context, policy, stats)
-                stats.items_out += len(out)
-                if out:
-                    yield out
+        async for out in windows:
+            yield out
     finally:
-        if not isinstance(pairs, tuple):
-            await pairs.aclose()
+        await windows.aclose()
         await _close(upstream)
         stats.seconds += time.perf_counter() - started
     if observed:
@@ -106,7 +86,7 @@ async def process_windows(
         )
 
 
-async def _store_unless_cheaper(step: Any, routing: Routing | None, context: Any) -> Any:
+async def _store_unless_cheaper(step: RunStep, routing: Routing | None, context: Any) -> Any:
     """``step``'s store, or ``None`` when recomputing it is known to be cheaper than replaying
     (the same for each routed leaf, whose ``store`` is cleared); a ``CacheSkipped`` event says
     so for each step concerned."""
@@ -146,17 +126,85 @@ async def _store_unless_cheaper(step: Any, routing: Routing | None, context: Any
     return store
 
 
+def _inline_way(
+    step: RunStep, context: Any, policy: Any, routing: Routing | None, store: Any
+) -> _Inline | None:
+    """The hot path of ``step`` when it has one: a step that is not routed, not batched, under
+    a simple policy (one attempt, no timeout), without a cache, not awaiting or at
+    concurrency 1."""
+    if routing is not None or store is not None or hooks_of(step).batch is not None:
+        return None
+    if (policy.max_attempts or 1) != 1 or policy.timeout is not None:
+        return None
+    is_async, raw = raw_call(step, context)
+    if is_async and (policy.concurrency or 1) != 1:
+        return None
+    bare = flat_call(step, context)
+    return _Inline(is_async, raw, None) if bare is None else _Inline(is_async, bare[1], bare[2])
+
+
+class _Inline:
+    """One plain call per item, outputs collected straight into the window (the hot paths)."""
+
+    __slots__ = ("call", "context", "is_async")
+
+    def __init__(self, is_async: bool, call: Callable[..., Any], context: Any) -> None:
+        self.is_async = is_async
+        self.call = call
+        self.context = context
+
+
+async def _inline(
+    way: _Inline, upstream: AsyncIterator[list[Any]], context: Any, policy: Any, stats: Any
+) -> AsyncGenerator[list[Any], None]:
+    """Output windows of the hot paths; failures are released in place, as on every other
+    path."""
+    call, ctx = way.call, way.context
+    async for window in upstream:
+        stats.items_in += len(window)
+        failed: list[tuple[Any, BaseException]] = []
+        if way.is_async:
+            out = await amap_flat(call, window, failed, ctx)
+        else:
+            out = map_flat(call, window, failed, ctx)
+        for item, error in failed:
+            await _release(item, Failure(error, 1), context, policy, stats)
+        stats.items_out += len(out)
+        if out:
+            yield out
+
+
+async def _released(
+    pairs: AsyncGenerator[list[tuple[Any, Any]], None], context: Any, policy: Any, stats: Any
+) -> AsyncGenerator[list[Any], None]:
+    """Output windows of ``(item, outputs | Failure)`` pairs, each failure released in
+    order."""
+    try:
+        async for window_pairs in pairs:
+            out: list[Any] = []
+            for item, result in window_pairs:
+                if type(result) is list:
+                    out.extend(result)
+                else:
+                    await _release(item, result, context, policy, stats)
+            stats.items_out += len(out)
+            if out:
+                yield out
+    finally:
+        await pairs.aclose()
+
+
 def _pairs(
-    step: Any,
+    step: RunStep,
     upstream: AsyncIterator[list[Any]],
     context: Any,
     policy: Any,
     stats: Any,
     routing: Routing | None,
     store: Any,
-) -> AsyncGenerator[list[tuple[Any, Any]], None] | tuple[str, Callable[..., Any], Any]:
-    """How ``step`` runs: ``("flat" | "aflat", call, context or None)`` for the inline hot
-    paths, else a generator of ``(item, outputs | Failure)`` pairs per window."""
+) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+    """``(item, outputs | Failure)`` pairs per window of a step that has no hot path
+    (:func:`_inline_way`)."""
     concurrency = policy.concurrency or 1
     hooks = hooks_of(step)
     if routing is not None:
@@ -172,12 +220,7 @@ def _pairs(
         compute = batch_call(step, context, policy, stats)
     else:
         is_async, raw = raw_call(step, context)
-        simple = (policy.max_attempts or 1) == 1 and policy.timeout is None
-        if simple and store is None and (not is_async or concurrency == 1):
-            bare = flat_call(step, context)
-            kind = "aflat" if is_async else "flat"
-            return (kind, raw, None) if bare is None else (kind, bare[1], bare[2])
-        if simple:
+        if (policy.max_attempts or 1) == 1 and policy.timeout is None:
             call = result_call(raw, is_async)
         else:
             call = attempt_call(

@@ -175,7 +175,7 @@ def check(index_path: str, repair: bool, wait: float) -> int:
         else:
             store.take_writer_lock(on_wait=waiting(index_path))
             found, removed = store.repair()
-            from ..ingest._ingestor import recorded_root
+            from ..ingest._index import recorded_root
 
             root = recorded_root(_safe_properties(store), index_path)
     if found.ok:

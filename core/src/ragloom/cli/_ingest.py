@@ -16,6 +16,7 @@ from ._app import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error, interrupted
 
 if TYPE_CHECKING:
     from ..config import PipelineSpec, StepSpec
+    from ..engines import Engine
     from ..ingest import IngestReport
     from ..pipeline import Pipeline
 
@@ -152,7 +153,7 @@ def _build(settings: IngestSettings) -> Pipeline[Any] | None:
 
 def _shown(settings: IngestSettings) -> Any:
     """Progress on stderr (none with --quiet or --json), driven by the ingestor's callbacks."""
-    from ..ingest._ingestor import ShownProgress
+    from ..ingest import ShownProgress
 
     return ShownProgress(quiet=settings.quiet or settings.as_json)
 
@@ -180,6 +181,7 @@ def _summary(report: IngestReport, command: str = "ingest") -> str:
         )
     if report.routes is not None:
         lines.append(f"  {_routes_line(report.routes)}")
+    lines += [f"  warning: {line}" for line in report.warnings]
     for title, problems in (("skipped", report.skipped), ("failed items", report.failures)):
         if not problems:
             continue
@@ -246,8 +248,7 @@ def run_ingest(settings: IngestSettings) -> int:
     out = settings.out if settings.out is not None else (
         DEFAULT_OUT if settings.index is None else None
     )
-    if settings.engine is not None:
-        return _run_on_engine(settings, out, cache)
+    engine = _engine(settings)
     pipeline = _build(settings)
     store = None
     shown = _shown(settings)
@@ -267,7 +268,9 @@ def run_ingest(settings: IngestSettings) -> int:
             embedder=settings.embedder,
             sync=settings.sync,
             collection=settings.collection,
+            engine=engine,
         ) as ingestor:
+            ingestor.output_names = ("--out", "--failures")
             try:
                 report = ingestor.run(
                     settings.paths, out=out, failures=settings.failures, on_progress=shown
@@ -285,104 +288,19 @@ def run_ingest(settings: IngestSettings) -> int:
     return _finish(report, settings, out)
 
 
-def _run_on_engine(settings: IngestSettings, out: str | None, cache: Any) -> int:
-    """Hand the job to a registered engine (``--engine``)."""
-    from ..config import dump_pipeline
-    from ..engines import IngestJob
+def _engine(settings: IngestSettings) -> Engine | None:
+    """The registered engine ``--engine`` names, with its ``--engine-option`` settings
+    (``None``: this process)."""
+    if settings.engine is None:
+        return None
     from ..errors import ConfigurationError, PluginNotFoundError
     from ..plugins import Registry
 
-    registry = Registry()
     try:
-        engine = registry.create("engine", settings.engine or "")
+        engine = Registry().create("engine", settings.engine)
     except PluginNotFoundError as exc:  # names the plugin to install when it is ragloom's own
         raise ConfigurationError(str(exc)) from None
-    spec = None
-    pipeline = _build(settings)
-    if pipeline is not None:
-        try:
-            spec = dump_pipeline(pipeline)
-        finally:
-            pipeline.close()
-    record, embedder = _engine_preflight(settings)
-    job = IngestJob(
-        paths=tuple(settings.paths), spec=spec, out=out, failures=settings.failures,
-        index=settings.index, sync=settings.sync, embedder=embedder,
-        cache=None if cache is False else cache, max_file_size=settings.max_file_size,
-        chunk_size=settings.chunk_size, length_function=settings.length,
-        allow_imports=settings.allow_imports, collection=settings.collection,
-        options=dict(settings.engine_options or {}),
-    )
-    shown = _shown(settings)
-    try:
-        report = engine.ingest(job, on_progress=shown)
-    except KeyboardInterrupt as exc:
-        return interrupted(exc, f"{out} was not written" if out else "")
-    finally:
-        shown.close()
-    if settings.index is not None and not report.nothing_found:
-        from ..ingest._ingestor import _refresh_routes
-        from ._index import open_index
-
-        with open_index(settings.index) as store:
-            if record:
-                store.set_properties(record)
-            report.routes = _refresh_routes(store, registry)
-    return _finish(report, settings, out)
-
-
-def _engine_preflight(settings: IngestSettings) -> tuple[dict[str, Any], str | None]:
-    """What a local ingest checks before it writes the index, for a run on an engine (which
-    names documents by their paths under the paths given and does not repair): the index is
-    whole, the paths' common folder is the index's root (so a file keeps its id, and --sync
-    stays inside the index's documents), and the embedder is the one that built it. Returns
-    what the index should record after the run (its root, the first time) and the embedder
-    to run with (by default the one the index records).
-
-    Raises:
-        StoreError: the index is damaged (with the command that repairs it).
-        ConfigurationError: the paths are not the index's root, or the embedder differs.
-    """
-    if settings.index is None:
-        return {}, settings.embedder
-    import os
-
-    from ..errors import ConfigurationError
-    from ..ingest import input_root
-    from ..ingest._ingestor import recorded_root, root_record
-    from ..stores import StoreError
-    from ._index import open_index
-
-    given = input_root(settings.paths)
-    with open_index(settings.index) as store:
-        found = store.check()
-        if not found.ok and not found.busy:
-            raise StoreError(
-                f"the index at {settings.index} is damaged: {'; '.join(found.problems)}; "
-                f"repair it with `ragloom index check --repair --index {settings.index}` "
-                "before a run on an engine (which does not repair; nothing was changed)"
-            )
-        properties = store.properties()
-    base = os.path.abspath(settings.index)
-    root = recorded_root(properties, base)
-    if root is not None and given != root:
-        raise ConfigurationError(
-            f"a run on an engine names documents by their paths under the folder given: "
-            f"give the index's root {root} (not {given}), or ingest without --engine"
-        )
-    held = properties.get("embedder")
-    if isinstance(held, dict) and held.get("name") and settings.embedder is not None:
-        wanted = settings.embedder
-        if wanted != held["name"] and wanted != str(held["name"]).split(":")[-1]:
-            raise ConfigurationError(
-                f"the index at {settings.index} was built with the embedder "
-                f"{held['name']!r}; this run embeds with {wanted!r}: use --embedder "
-                f"{held['name']}, or clear the index to rebuild it (nothing was changed)"
-            )
-    embedder = settings.embedder
-    if embedder is None and isinstance(held, dict) and held.get("name"):
-        embedder = str(held["name"])
-    return ({} if root is not None else {"root": root_record(given, base)}), embedder
+    return engine.configured(dict(settings.engine_options or {}))  # type: ignore[no-any-return]
 
 
 def _finish(report: IngestReport, settings: IngestSettings, out: str | None) -> int:

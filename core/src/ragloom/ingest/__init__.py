@@ -13,18 +13,14 @@ import types as _types
 from typing import Any
 
 from ._files import FileDocuments, document_fingerprint, load_file, pipeline_identity
-from ._ingestor import (
-    DEFAULT_MAX_FILE_SIZE,
-    SEGMENT_CHARS,
-    Ingestor,
-    check_outputs,
-    default_pipeline,
-    embedder_record,
-    gone_documents,
-    ingest,
-)
+from ._index import embedder_record, gone_documents
+from ._ingestor import DEFAULT_MAX_FILE_SIZE, Ingestor, default_pipeline, ingest
+from ._job import run_job
 from ._jsonl import AtomicJsonlWriter, OutputError, chunk_record
-from ._report import IngestProgress, IngestReport, Problem
+from ._outputs import check_outputs
+from ._progress import ShownProgress
+from ._report import IngestProgress, IngestReport, Problem, doc_of
+from ._run import SEGMENT_CHARS
 from ._walk import (
     InputFile,
     WalkProblem,
@@ -45,6 +41,7 @@ __all__ = [
     "InputFile",
     "OutputError",
     "Problem",
+    "ShownProgress",
     "WalkProblem",
     "WalkResult",
     "FileDocuments",
@@ -56,10 +53,12 @@ __all__ = [
     "chunk_record",
     "default_pipeline",
     "display_path",
+    "doc_of",
     "embedder_record",
     "file_id",
     "ingest",
     "input_root",
+    "run_job",
     "walk_inputs",
 ]
 

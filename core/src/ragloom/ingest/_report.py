@@ -5,7 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["IngestProgress", "IngestReport", "Problem"]
+__all__ = ["IngestProgress", "IngestReport", "Problem", "doc_of"]
+
+
+def doc_of(item: Any) -> str | None:
+    """The id of the input document an output (or a failed item) belongs to."""
+    parent = getattr(item, "parent_id", None)
+    if isinstance(parent, str):
+        return parent
+    ident = getattr(item, "id", None)
+    return ident if isinstance(ident, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +36,15 @@ class Problem:
     kind: str
     #: What went wrong, in a sentence.
     reason: str
+
+    @classmethod
+    def of_failure(cls, event: Any) -> Problem:
+        """The problem an :class:`~ragloom.events.ItemFailed` event reports."""
+        item = event.item
+        source = getattr(item, "metadata", {}).get("source") if item is not None else None
+        doc_id = doc_of(item) or event.item_id
+        return cls(event.item_id, str(source or doc_id), event.step, event.error_type,
+                   event.reason)
 
     def to_dict(self) -> dict[str, str]:
         return {

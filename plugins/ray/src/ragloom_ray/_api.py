@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragloom.errors import ConfigurationError
 
+from ._worker import PipelineHolder
+
 if TYPE_CHECKING:
     import ray.data
     from ragloom.ingest import Problem
@@ -186,7 +188,7 @@ def run_pipeline(
     check_cache_sharing(cache_files(spec), ray.nodes())
     config = WorkerConfig(
         spec=spec, requirements=requirements(spec, registry, loaders=False),
-        allow_imports=allow_imports, jsonl=False, keep_items=True,
+        allow_imports=allow_imports,
     )
     size = workers or max(1, int(ray.cluster_resources().get("CPU", 1) // cpus_per_worker))
     remote = retries(task_retries)
@@ -230,24 +232,9 @@ def _where(dataset: ray.data.Dataset, condition: Any) -> ray.data.Dataset:
     )
 
 
-class PipelineWorker:
+class PipelineWorker(PipelineHolder):
     """A Ray Data callable class: batches of documents in, chunk rows out (plus one row per
     failed item, and one of cache counts per batch)."""
-
-    def __init__(self, config: Any) -> None:
-        from ragloom.config import build_pipeline
-        from ragloom.plugins import Registry
-
-        from ._requirements import check_requirements
-
-        registry = Registry()
-        check_requirements(
-            config.requirements, disabled=registry.disabled, allowed=registry.allow
-        )
-        self.pipeline = build_pipeline(
-            config.spec, registry=registry, allow_imports=config.allow_imports,
-            source="the pipeline spec sent by the driver",
-        )
 
     def __call__(self, table: Any) -> Any:
         import anyio
@@ -260,34 +247,26 @@ class PipelineWorker:
         return pa.Table.from_pylist(rows, schema=_chunk_schema())
 
     async def _run(self, documents: list[Document], rows: list[dict[str, Any]]) -> None:
-        from ragloom.events import ItemFailed, StepFinished
-        from ragloom.ingest import Problem
-
-        from ._worker import _doc_of
+        from ragloom.engines import BatchStats, LocalEngine, Output, PipelineWork
+        from ragloom.events import ItemFailed
+        from ragloom.ingest import Problem, doc_of
 
         stats = {"cache_hits": 0, "cache_misses": 0}
         positions: dict[str, int] = {}
-
-        def observe(event: object) -> None:
-            if isinstance(event, ItemFailed):
-                item = event.item
-                doc_id = _doc_of(item) or event.item_id
-                source = getattr(item, "metadata", {}).get("source") if item is not None else None
-                problem = Problem(
-                    event.item_id, str(source or doc_id), event.step, event.error_type,
-                    event.reason,
-                )
-                rows.append(_empty(failure=json.dumps(problem.to_dict(), ensure_ascii=False)))
-            elif isinstance(event, StepFinished):
-                stats["cache_hits"] += event.cache_hits
-                stats["cache_misses"] += event.cache_misses
-
-        context = self.pipeline.context(documents)
-        context.subscribe(observe)
-        stream = self.pipeline.stream(context=context)
+        mapped = LocalEngine().map_batches(PipelineWork(self.pipeline), iter([iter(documents)]))
         try:
-            async for item in stream:
-                doc_id = _doc_of(item) or ""
+            async for event in mapped:
+                if isinstance(event, ItemFailed):
+                    problem = Problem.of_failure(event)
+                    rows.append(_empty(failure=json.dumps(problem.to_dict(), ensure_ascii=False)))
+                    continue
+                if isinstance(event, BatchStats):
+                    stats["cache_hits"] += event.cache_hits
+                    stats["cache_misses"] += event.cache_misses
+                    continue
+                assert isinstance(event, Output)
+                item = event.item
+                doc_id = doc_of(item) or ""
                 position = positions.get(doc_id, 0)
                 positions[doc_id] = position + 1
                 rows.append({
@@ -305,16 +284,8 @@ class PipelineWorker:
                     "failure": None,
                 })
         finally:
-            await stream.aclose()  # type: ignore[attr-defined]
+            await mapped.aclose()  # type: ignore[attr-defined]
         rows.append(_empty(position=-1, content=json.dumps(stats)))
-
-    def __del__(self) -> None:
-        pipeline = getattr(self, "pipeline", None)
-        if pipeline is not None:
-            try:
-                pipeline.close()
-            except Exception:  # noqa: BLE001 - a worker going away
-                pass
 
 
 def _empty(**values: Any) -> dict[str, Any]:

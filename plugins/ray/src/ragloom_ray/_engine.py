@@ -1,12 +1,12 @@
-"""``RayEngine``: ``ragloom ingest --engine ray`` runs the same ingestion on Ray Data.
+"""``RayEngine``: ``ragloom ingest --engine ray`` maps the ingest's pipeline over Ray workers.
 
-The driver (where ``ragloom ingest`` runs) walks the inputs, builds the pipeline as a local run
-would (default chunkers or the pipeline file, the cache, the embedding step of an index) and
-writes it out as a declarative spec. Ray Data then reads the files as a dataset and applies
-``IngestWorker`` with ``map_batches`` in an actor pool: each worker builds the pipeline once from
-the spec, with its own installed plugins, and turns batches of files into rows. The driver
-streams the rows back in file order and writes them as a local run does: the JSONL file
-(atomically), the failures file, the store (its own batched per-document upsert), the report.
+The ingest run is the core's (:class:`ragloom.ingest.Ingestor`, the same for every engine): it
+checks the paths and outputs, walks and loads the files, fingerprints documents against the
+index and writes every output. This engine does the one thing an engine does,
+:meth:`~ragloom.engines.Engine.map_batches`: it sends batches of documents to a pool of Ray
+actors (:class:`~ragloom_ray._worker.IngestWorker`, each building the pipeline once from its
+declarative spec with its own plugins), a few batches ahead of the one the run is waiting for,
+and hands back each batch's results in input order, as the local engine yields them.
 """
 
 from __future__ import annotations
@@ -15,25 +15,26 @@ import json
 import logging
 import math
 import os
-import pickle
-import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ragloom.engines import Engine, IngestJob
+from ragloom.engines import Engine
 from ragloom.errors import ConfigurationError, ItemProcessingError, RagloomError
 
-from ._cache import absolute_cache_paths
-
 if TYPE_CHECKING:
-    from ragloom.ingest import IngestReport
+    from ragloom.engines import BatchEvent, PipelineWork, UriReader
+    from ragloom.ingest import InputFile, WalkResult
+    from ragloom.models import Document
 
 __all__ = ["RayEngine", "RayRunError", "RaySettings"]
 
-#: Chunks gathered before they are written to a store in one batch (as a local run does).
-STORE_BATCH_CHUNKS = 4096
+#: Characters of documents per batch at the most (a batch also stops at ``batch_size``
+#: documents): bounds what one task ships and holds.
+BATCH_CHARS = 4 * 1000 * 1000
 
 
 class RayRunError(ItemProcessingError):
@@ -49,7 +50,7 @@ class RaySettings:
       default: the one ``RAY_ADDRESS`` names, else a local Ray started for this run;
     - ``workers``: workers of the actor pool, each with its own pipeline (default: the
       cluster's CPUs divided by ``cpus_per_worker``);
-    - ``batch_size``: files per batch (one Ray task; default 32);
+    - ``batch_size``: documents per batch (one task of a worker; default 32);
     - ``cpus_per_worker``: CPUs Ray reserves for each worker (default 1);
     - ``task_retries``: times a batch whose worker died is run again (default 3);
     - ``runtime_env``: a Ray runtime environment for the workers, as JSON
@@ -118,9 +119,10 @@ def _integer(key: str, text: str, *, minimum: int) -> int:
 
 
 class RayEngine(Engine):
-    """Runs ingestions on Ray Data with outputs identical to a local run.
+    """Maps an ingest's pipeline over Ray workers, with outputs identical to a local run.
 
-    Args are the defaults of :class:`RaySettings`; a job's ``options`` override them.
+    Args are the defaults of :class:`RaySettings`; ``--engine-option`` settings override them
+    (:meth:`configured`).
     """
 
     step_id: ClassVar[str] = "ragloom-ray/engine"
@@ -141,84 +143,183 @@ class RayEngine(Engine):
         }
         if workers is not None:
             options["workers"] = str(workers)
-        self.settings = RaySettings.parse(options)
+        settings = RaySettings.parse(options)
         self.settings = RaySettings(
-            **{**self.settings.__dict__, "address": address, "runtime_env": runtime_env}
+            **{**settings.__dict__, "address": address, "runtime_env": runtime_env}
         )
 
     def config(self) -> Mapping[str, Any]:
         return dict(self.settings.__dict__)
 
-    # -- the job ---------------------------------------------------------------------------
-
-    def ingest(self, job: IngestJob, *, on_progress: Any = None) -> IngestReport:
-        """Run ``job`` on Ray; return its report (as a local run's).
+    def configured(self, options: Mapping[str, str]) -> RayEngine:
+        """This engine with ``--engine-option`` settings applied.
 
         Raises:
-            ConfigurationError: an engine option, an input or output path, a cache file the
-                cluster's nodes cannot share, or a plugin missing on the workers (named).
+            ConfigurationError: an unknown option or a bad value (named).
         """
-        from ragloom.ingest import IngestReport, Problem, check_outputs, walk_inputs
+        settings = RaySettings.parse(options, self.settings)
+        engine = RayEngine()
+        engine.settings = settings
+        return engine
 
-        from ._cache import cache_files, check_cache_sharing
-        from ._fs import is_uri, walk_uris
-
-        started = time.perf_counter()
-        settings = RaySettings.parse(job.options, self.settings)
-        texts = list(job.paths)
-        uris = [p for p in texts if is_uri(p)]
-        if uris and len(uris) != len(texts):
-            raise ConfigurationError(
-                "inputs must be all local paths or all URIs of one filesystem, not a mix"
-            )
-        if not uris:
-            for text in texts:
-                if not os.path.lexists(text):
-                    raise ConfigurationError(f"no such file or folder: {text}")
-        spec = None
-        if job.spec is not None:
-            spec = absolute_cache_paths(json.loads(json.dumps(job.spec)))
-        job_cache = os.path.abspath(os.path.expanduser(job.cache)) if job.cache else None
-        caches = cache_files(spec, [job_cache] if job_cache else [])
-        cache_side = [p + s for p in caches for s in ("", "-wal", "-shm", "-journal")]
-        outputs = [os.fspath(p) for p in (job.out, job.failures) if p is not None]
-        collection = _collection(job.collection)
-        index_dir = [job.index] if job.index is not None and not is_uri(job.index) else []
-        walked = walk_uris(uris, collection=collection) if uris else walk_inputs(
-            texts, exclude=outputs + cache_side, exclude_dirs=index_dir,  # never read the index
-            collection=collection,
-        )
-        check_outputs(walked, job.out, job.failures, cache_side)
-        if not walked.files:  # nothing to run: nothing written, no Ray started
-            report = IngestReport(
-                files=0, out=job.out, index=job.index, cache=caches[0] if caches else "off"
-            )
-            report.failures.extend(
-                Problem(p.doc_id, p.path, "walk", p.kind, p.reason) for p in walked.problems
-            )
-            report.seconds = time.perf_counter() - started
-            return report
-        started_ray = _connect(settings)
+    @contextmanager
+    def session(self) -> Iterator[RayEngine]:
+        """Ray joined (or started, and stopped after) while the run maps its batches."""
+        started = _connect(self.settings)
         try:
-            import ray
-
-            check_cache_sharing(caches, ray.nodes())
-            return _Driver(self, job, settings, spec, job_cache, walked, on_progress,
-                           started).run(IngestReport, Problem)
+            yield self
         finally:
-            if started_ray:
+            if started:
                 import ray
 
                 ray.shutdown()
 
+    def uri_reader(self) -> UriReader:
+        """Inputs given as URIs of a filesystem pyarrow reads (``s3://``, ``gs://``,
+        ``file://``...)."""
+        return _Uris()
 
-def _collection(name: str | None) -> str | None:
-    """The job's collection, as a local run takes it (a blank name refused)."""
-    if name is None:
+    def advice(self, files: Sequence[InputFile]) -> str | None:
+        try:
+            import ray
+        except ImportError:  # the engine needs Ray: reported when its session starts
+            return None
+        return _advice(files, self.settings, running=ray.is_initialized())
+
+    async def map_batches(
+        self, work: PipelineWork, batches: Iterator[Iterator[Document]]
+    ) -> AsyncIterator[BatchEvent]:
+        """Send batches of at most ``batch_size`` documents to the actor pool, up to two per
+        worker ahead of the batch whose results are being handed back; yield each batch's
+        results in input order.
+
+        Raises:
+            ConfigurationError: a cache file the cluster's nodes cannot share, a plugin
+                missing on the workers (named).
+            RayRunError: a batch failed on every attempt (its worker died each time).
+        """
+        import ray
+
+        from ._cache import absolute_cache_paths, cache_files, check_cache_sharing
+        from ._requirements import requirements
+        from ._worker import IngestWorker, WorkerConfig
+
+        settings = self.settings
+        spec = absolute_cache_paths(work.spec())
+        check_cache_sharing(cache_files(spec), ray.nodes())
+        config = WorkerConfig(spec=spec, requirements=requirements(spec, work.pipeline.registry))
+        size = settings.workers or max(
+            1, int(ray.cluster_resources().get("CPU", 1) // settings.cpus_per_worker)
+        )
+        remote = ray.remote(IngestWorker).options(
+            num_cpus=settings.cpus_per_worker,
+            runtime_env=settings.runtime_env,
+            # a worker process that dies is started again, and its batch runs again up to
+            # task_retries times: a file that kills its worker every time ends the run
+            max_restarts=-1,
+            max_task_retries=settings.task_retries,
+        )
+        actors: list[Any] = []
+        load: list[int] = []  # batches sent to each actor and not handed back yet
+        waiting: deque[tuple[int, Any]] = deque()
+
+        def send(batch: list[Document]) -> None:
+            if len(actors) < size and all(load):  # every worker busy: start one more
+                actors.append(remote.remote(config))
+                load.append(0)
+            pick = min(range(len(actors)), key=load.__getitem__)
+            load[pick] += 1
+            waiting.append((pick, actors[pick].process.remote(batch)))
+
+        pending = _batches(batches, settings.batch_size)
+        try:
+            for batch in pending:
+                send(batch)
+                if len(waiting) < 2 * size:
+                    continue
+                async for event in _results(waiting, load):
+                    yield event
+            while waiting:
+                async for event in _results(waiting, load):
+                    yield event
+        finally:
+            for actor in actors:
+                ray.kill(actor)
+
+
+async def _results(waiting: deque[tuple[int, Any]], load: list[int]) -> AsyncIterator[Any]:
+    """The results of the batch sent first (waited for in a thread: the event loop stays
+    free for a cancellation)."""
+    import anyio
+    import ray
+    from ragloom.engines import BatchStats, Output
+    from ragloom.events import ItemFailed
+
+    pick, ref = waiting.popleft()
+    try:
+        events = await anyio.to_thread.run_sync(ray.get, ref, abandon_on_cancel=True)
+    except Exception as exc:
+        raise _unwrap(exc) from exc
+    load[pick] -= 1
+    for event in events:  # outputs come bare (IngestWorker.process)
+        yield event if isinstance(event, ItemFailed | BatchStats) else Output(event)
+
+
+def _batches(batches: Iterator[Iterator[Document]], size: int) -> Iterator[list[Document]]:
+    """The documents regrouped in lists of at most ``size`` documents and about
+    :data:`BATCH_CHARS` characters."""
+    batch: list[Document] = []
+    chars = 0
+    for segment in batches:
+        for document in segment:
+            batch.append(document)
+            chars += len(document.content)
+            if len(batch) >= size or chars >= BATCH_CHARS:
+                yield batch
+                batch, chars = [], 0
+    if batch:
+        yield batch
+
+
+class _Uris:
+    """Inputs as URIs: walked and read through pyarrow's filesystems."""
+
+    def walk(self, uris: Sequence[str], *, collection: str | None = None) -> WalkResult:
+        from ._fs import walk_uris
+
+        return walk_uris(uris, collection=collection)
+
+    def read(self, path: str, **kwargs: Any) -> Any:
+        from ._fs import read_uri_file
+
+        return read_uri_file(path, **kwargs)
+
+
+#: Below this many bytes of input, a run on a Ray started for it is dominated by starting
+#: Ray and its workers (measured on 2 cores: see _advice).
+SMALL_JOB_BYTES = 64 * 1000 * 1000
+
+
+def _advice(files: Sequence[InputFile], settings: RaySettings, *, running: bool) -> str | None:
+    """A warning when the local engine would clearly be faster: a small job on a Ray this run
+    starts itself (not ``running`` already, nor a cluster given by address or
+    ``RAY_ADDRESS``)."""
+    if running or settings.address or os.environ.get("RAY_ADDRESS"):
         return None
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigurationError(f"collection must be a non-blank name, got {name!r}")
-    return name.strip()
+    total = 0
+    for file in files:
+        if "://" in file.path:
+            return None
+        try:
+            total += os.stat(file.path).st_size
+        except OSError:
+            continue
+        if total >= SMALL_JOB_BYTES:
+            return None
+    return (
+        f"ray engine: {len(files)} file(s), {total / 1e6:.1f} MB: starting a local Ray and its "
+        "workers costs more than this job: the local engine would run it faster"
+    )
 
 
 def _connect(settings: RaySettings) -> bool:
@@ -241,208 +342,6 @@ def _connect(settings: RaySettings) -> bool:
             f"cannot reach the Ray cluster at {settings.address}: {exc}"
         ) from None
     return True
-
-
-class _Driver:
-    """One run on Ray: set-up on the driver, the dataset, the outputs."""
-
-    def __init__(
-        self,
-        engine: RayEngine,
-        job: IngestJob,
-        settings: RaySettings,
-        spec: dict[str, Any] | None,
-        cache: str | None,
-        walked: Any,
-        on_progress: Callable[[Any], None] | None,
-        started: float,
-    ) -> None:
-        self.engine = engine
-        self.job = job
-        self.settings = settings
-        self.spec = spec
-        self.cache = cache
-        self.walked = walked
-        self.on_progress = on_progress
-        self.started = started
-
-    def run(self, report_type: Any, problem_type: Any) -> IngestReport:
-        from ragloom.config import build_pipeline
-        from ragloom.ingest import AtomicJsonlWriter, Ingestor, gone_documents, pipeline_identity
-        from ragloom.plugins import Registry
-
-        from ._lines import LineWriter as _LineWriter
-
-        job = self.job
-        walked = self.walked
-        registry = Registry()
-        store = _open_store(job.index, registry) if job.index is not None else None
-        pipeline = None
-        try:
-            if self.spec is not None:
-                pipeline = build_pipeline(
-                    self.spec, registry=registry, allow_imports=job.allow_imports
-                )
-            with Ingestor(
-                pipeline,
-                chunk_size=job.chunk_size if pipeline is None else None,
-                length_function=job.length_function if pipeline is None else None,
-                cache=self.cache,
-                max_file_size=job.max_file_size,
-                store=store,
-                embedder=job.embedder,
-                sync=job.sync,
-                registry=registry,
-            ) as ingestor:
-                report = report_type(
-                    files=len(walked.files), out=job.out,
-                    index=None if store is None else _location(store),
-                    cache=ingestor.cache_label,
-                )
-                report.failures.extend(
-                    problem_type(p.doc_id, p.path, "walk", p.kind, p.reason)
-                    for p in walked.problems
-                )
-                effective = _effective_spec(self.spec, self.cache, ingestor, registry)
-                identity = pipeline_identity(ingestor.pipeline) if store is not None else None
-                known = store.fingerprints() if store is not None else {}
-                skip_unchanged = store is not None and job.out is None and identity is not None
-                config = _worker_config(
-                    effective, registry, job, ingestor.skip_formats, identity,
-                    known if skip_unchanged else None, keep_items=store is not None,
-                )
-                writer = _LineWriter(job.out) if job.out is not None else None
-                try:
-                    sink = _Sink(report, writer, store, self.on_progress, len(walked.files))
-                    for table in _execute(walked.files, config, self.settings):
-                        sink.take(table)
-                    sink.finish()
-                    if sink.files_done != len(walked.files):  # pragma: no cover - a Ray bug
-                        raise RayRunError(
-                            f"ragloom-ray: {len(walked.files) - sink.files_done} files came "
-                            "back from Ray without a result; nothing was written"
-                        )
-                    if store is not None and job.sync:
-                        report.deleted = store.delete(gone_documents(known, walked.files))
-                    if job.failures is not None:
-                        with AtomicJsonlWriter(job.failures) as failure_file:
-                            for problem in report.failures:
-                                failure_file.write(problem.to_dict())
-                            failure_file.commit()
-                    if writer is not None:
-                        writer.commit()
-                finally:
-                    if writer is not None:
-                        writer.abort()
-        finally:
-            if pipeline is not None:
-                pipeline.close()
-            if store is not None:
-                store.close()
-        report.seconds = time.perf_counter() - self.started
-        return report  # type: ignore[no-any-return]
-
-
-def _effective_spec(
-    spec: dict[str, Any] | None, cache: str | None, ingestor: Any, registry: Any
-) -> dict[str, Any]:
-    """The spec of the pipeline the ingestor runs: the job's spec (or the default pipeline's)
-    with the cache and the embedding step the ingestor added.
-
-    A job's own spec is kept as it is (rather than written out again from the built pipeline),
-    so components named by import path (``allow_imports``) reach the workers too.
-    """
-    from ragloom.config import dump_pipeline
-
-    if spec is None:
-        dumped = absolute_cache_paths(dump_pipeline(ingestor.pipeline, registry=registry))
-        if cache is not None:  # the ingestor opens a cache given by path when it runs
-            dumped["cache"] = {"store": "sqlite", "path": cache}
-        return dumped
-    out: dict[str, Any] = json.loads(json.dumps(spec))
-    if cache is not None:
-        out["cache"] = {"store": "sqlite", "path": cache}
-    embedder = ingestor.embedder
-    if embedder is not None:  # the ingestor ended the pipeline with an embedding step
-        ref = registry.name_of(embedder)
-        if ref is None or ref[0] != "embedder":
-            raise ConfigurationError(
-                f"the embedder {type(embedder).__name__} is not registered: the ray engine "
-                "names it to the workers (register it under ragloom.embedders)"
-            )
-        step: dict[str, Any] = {"embedder": ref[1]}
-        params = dict(embedder.config())
-        if params:
-            step["params"] = params
-        out["steps"] = [*out.get("steps", []), step]
-    return out
-
-
-def _worker_config(
-    spec: dict[str, Any],
-    registry: Any,
-    job: IngestJob,
-    skip_formats: Mapping[str, str],
-    identity: str | None,
-    known: dict[str, str] | None,
-    *,
-    keep_items: bool,
-) -> Any:
-    import ray
-
-    from ._requirements import requirements
-    from ._worker import WorkerConfig
-
-    return WorkerConfig(
-        spec=spec,
-        requirements=requirements(spec, registry),
-        allow_imports=job.allow_imports,
-        max_file_size=job.max_file_size,
-        skip_formats=dict(skip_formats),
-        identity=identity,
-        known=ray.put(known) if known is not None else None,
-        jsonl=job.out is not None,
-        keep_items=keep_items,
-    )
-
-
-def _execute(files: list[Any], config: Any, settings: RaySettings) -> Any:
-    """Run the workers over ``files``; yield their row tables in file order."""
-    import ray
-    import ray.data
-
-    from ._worker import IngestWorker
-
-    rows = [
-        {
-            "file": i,
-            "path": f.path if "://" in f.path else os.path.abspath(f.path),
-            "doc_id": f.doc_id,
-            "shown": f.shown,
-            # every file walked has one; "" stands for none (a blank name is refused)
-            "collection": f.collection or "",
-        }
-        for i, f in enumerate(files)
-    ]
-    blocks = max(1, math.ceil(len(rows) / settings.batch_size))
-    workers = settings.workers or max(
-        1, int(ray.cluster_resources().get("CPU", 1) // settings.cpus_per_worker)
-    )
-    with _data_context():
-        dataset = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
-            IngestWorker,
-            fn_constructor_args=(config,),
-            batch_size=None,
-            batch_format="numpy",
-            compute=ray.data.ActorPoolStrategy(size=min(workers, blocks)),
-            num_cpus=settings.cpus_per_worker,
-            runtime_env=settings.runtime_env,
-            **retries(settings.task_retries),
-        )
-        try:
-            yield from dataset.iter_batches(batch_size=None, batch_format="pyarrow")
-        except Exception as exc:
-            raise _unwrap(exc) from exc
 
 
 def retries(count: int) -> dict[str, Any]:
@@ -512,103 +411,4 @@ def _unwrap(exc: BaseException) -> BaseException:
         "see the Ray logs)"
     )
 
-
-class _Sink:
-    """Takes the workers' rows in file order and writes them as a local run does."""
-
-    def __init__(
-        self,
-        report: Any,
-        writer: Any,
-        store: Any,
-        on_progress: Callable[[Any], None] | None,
-        total: int,
-    ) -> None:
-        self.report = report
-        self.writer = writer
-        self.store = store
-        self.on_progress = on_progress
-        self.total = total
-        self.files_done = 0
-        self.bytes_done = 0
-        self.by_doc: dict[str, list[Any]] = {}
-        self.batch: list[Any] = []
-        self.batch_chunks = 0
-
-    def take(self, table: Any) -> None:
-        from ragloom.ingest import IngestProgress, Problem
-
-        report = self.report
-        columns = table.to_pydict()
-        for kind, text, blob in zip(
-            columns["kind"], columns["text"], columns["blob"], strict=True
-        ):
-            if kind == "chunk":
-                if self.writer is not None:
-                    self.writer.write_line(text)
-                report.chunks += 1
-                if self.store is not None:
-                    item = pickle.loads(blob)
-                    doc_id = getattr(item, "parent_id", None) or getattr(item, "id", None)
-                    if doc_id is not None:
-                        self.by_doc.setdefault(doc_id, []).append(item)
-            elif kind in ("problem", "skipped"):
-                problem = Problem(**json.loads(text))
-                (report.failures if kind == "problem" else report.skipped).append(problem)
-            elif kind == "document":
-                info = json.loads(text)
-                chunks = self.by_doc.pop(info["id"], [])
-                if self.store is not None and not info["failed"]:
-                    from ragloom.stores import IndexedDocument
-
-                    fingerprint = info["fingerprint"] or ""
-                    self.batch.append(IndexedDocument(info["id"], fingerprint, chunks))
-                    self.batch_chunks += len(chunks)
-                    if self.batch_chunks >= STORE_BATCH_CHUNKS:
-                        self.flush()
-            elif kind == "file":
-                info = json.loads(text)
-                report.bytes_read += info["bytes_read"]
-                report.documents += info["documents"]
-                report.unchanged += info["unchanged"]
-                self.files_done += 1
-                self.bytes_done += info["size"]
-                if self.on_progress is not None:
-                    self.on_progress(IngestProgress(self.files_done, self.total, self.bytes_done))
-            elif kind == "stats":
-                info = json.loads(text)
-                report.cache_hits += info["cache_hits"]
-                report.cache_misses += info["cache_misses"]
-                for line in info["warnings"]:
-                    if line not in report.warnings:
-                        report.warnings.append(line)
-
-    def flush(self) -> None:
-        if self.store is None or not self.batch:
-            return
-        batch, self.batch, self.batch_chunks = self.batch, [], 0
-        self.store.write(batch)
-        self.report.indexed += len(batch)
-
-    def finish(self) -> None:
-        self.flush()
-
-
-def _open_store(path: str, registry: Any) -> Any:
-    from ragloom.errors import PluginNotFoundError
-    from ragloom.plugins import install_hint
-
-    try:
-        return registry.create("store", "lancedb", {"path": path})
-    except PluginNotFoundError:
-        raise ConfigurationError(
-            f"an index needs ragloom-lancedb: {install_hint('ragloom-lancedb')}"
-        ) from None
-
-
-def _location(store: Any) -> str:
-    try:
-        return str(store.info().location)
-    except Exception:  # noqa: BLE001 - only a label
-        return type(store).__name__
 

@@ -1,0 +1,350 @@
+"""One ingestion run: documents fed to an engine, its outputs collected in input order, files
+and documents finished, outputs written to the JSONL file and (in batches, by one background
+thread) to the index."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._files import load_file
+from ._jsonl import AtomicJsonlWriter, chunk_record
+from ._memo import FileMemo
+from ._progress import ProgressCallback
+from ._report import IngestProgress, IngestReport, Problem, doc_of
+from ._walk import WalkResult
+
+if TYPE_CHECKING:
+    from ..events import ItemFailed
+    from ..models import Document
+    from ._seam import BatchMapper, BatchStats, PipelineWork
+
+__all__ = ["SEGMENT_CHARS", "STORE_BATCH_CHUNKS", "Run"]
+
+#: Characters of input per pipeline run segment (bounds every in-flight window).
+SEGMENT_CHARS = 16 * 1000 * 1000
+#: Chunks gathered before they are written to a store in one batch (a batch goes on gathering
+#: until the document that crosses this count is complete). One batch is written while the next
+#: is gathered, never more.
+STORE_BATCH_CHUNKS = 4096
+
+
+class Run:
+    """One ingestion run: feeding documents, collecting outputs, tracking progress."""
+
+    def __init__(
+        self,
+        store: Any,
+        limits: tuple[int, Mapping[str, str]],
+        report: IngestReport,
+        writer: AtomicJsonlWriter | None,
+        on_progress: ProgressCallback | None,
+        fingerprint: Callable[[Document], str] | None,
+        walked: WalkResult,
+    ) -> None:
+        #: The index the outputs go to (``None``: none).
+        self.store = store
+        #: The size limit of a file, and the formats skipped with a note.
+        self.max_file_size, self.skip_formats = limits
+        self.report = report
+        self.writer = writer
+        self.on_progress = on_progress
+        self.fingerprint = fingerprint
+        self.total = len(walked.files)
+        self.done_files = 0
+        self.bytes_done = 0
+        self.warnings: list[str] = []
+        #: Documents fed and not known finished, in order: (doc id, file index, size).
+        self.pending: deque[tuple[str, int, int]] = deque()
+        self.open_docs: dict[int, int] = {}  # file index -> documents not finished
+        self.failed_docs: set[str] = set()
+        #: Chunker name -> non-empty documents it returned no chunk for.
+        self.no_chunks: dict[str, list[str]] = {}
+        self.by_doc: dict[str, list[Any]] = {}
+        self.fingerprints: dict[str, str] = {}
+        self.batch: list[Any] = []
+        self.batch_chunks = 0
+        #: The store write under way in the background thread: (its future, its documents).
+        self.writing: tuple[Any, int] | None = None
+        self.writer_pool: Any = None
+        self.files = walked.files
+        #: File contents -> the fingerprints of their documents, in the cache (see FileMemo).
+        self.memo: FileMemo | None = None
+        #: Documents unchanged in the index but processed anyway (for a JSONL output): their
+        #: chunks are not written to the index again.
+        self.kept: set[str] = set()
+        #: Documents the index holds for files that no longer give them (removed at the end).
+        self.stale: list[str] = []
+        #: Reads a file for :func:`load_file` (``None``: a local file, read as usual).
+        self.read: Callable[..., Any] | None = None
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def documents(
+        self, loaders: Any, known: dict[str, str] | None, skip: bool = True
+    ) -> Iterator[Document]:
+        """Read files one at a time; unusable ones become failures, empty ones are skipped.
+
+        With ``known`` (the index's fingerprints), a document unchanged since it was indexed
+        is left alone in the index: not processed at all when ``skip``, else (a JSONL output
+        wants its chunks) processed but not written to the index again. Documents the index
+        holds for a file that no longer gives them (an emptied file) become :attr:`stale`.
+        """
+        report = self.report
+        memo = self.memo if known is not None and skip else None
+        held = known if known is not None else {}
+        by_file: dict[str, list[str]] = {}
+        for doc_id in held:
+            by_file.setdefault(doc_id.split("#", 1)[0], []).append(doc_id)
+        for index, file in enumerate(self.files):
+            read, key = self.read, None
+            if memo is not None:
+                source = memo.read(file, self.max_file_size)
+                if source is not None:
+                    key = memo.key(file, source, loaders)
+                    listed = memo.get(key)
+                    if listed and all(held.get(d) == p for d, p in listed):
+                        # The same bytes, read by the same loader, gave these documents, and
+                        # the index holds them as they were: nothing to load or process.
+                        report.unchanged += len(listed)
+                        report.bytes_read += len(source.data)
+                        self._file_done(index, len(source.data))
+                        continue
+                    read = _already_read(source)
+            loaded = load_file(
+                file, loaders, max_file_size=self.max_file_size,
+                skip_formats=self.skip_formats, read=read,
+            )
+            report.skipped.extend(loaded.skipped)
+            report.failures.extend(loaded.failures)
+            report.bytes_read += loaded.bytes_read
+            if known is not None and not loaded.failures:
+                given = {d.id for d in loaded.documents} | {
+                    p.item for p in loaded.skipped if p.kind != "empty"
+                }
+                self.stale.extend(
+                    d for d in by_file.get(file.doc_id, ())
+                    if d not in given and (d == file.doc_id or d.startswith(file.doc_id + "#"))
+                )
+            fed = 0
+            printed: list[tuple[str, str]] = []
+            for document in loaded.documents:
+                if self.fingerprint is not None:
+                    print_ = self.fingerprint(document)
+                    printed.append((document.id, print_))
+                    if known is not None and known.get(document.id) == print_:
+                        report.unchanged += 1
+                        if skip:
+                            continue
+                        self.kept.add(document.id)
+                    else:
+                        self.fingerprints[document.id] = print_
+                report.documents += 1
+                self.pending.append((document.id, index, loaded.size))
+                self.open_docs[index] = self.open_docs.get(index, 0) + 1
+                fed += 1
+                yield document
+            if memo is not None and key is not None and printed and not (
+                loaded.skipped or loaded.failures
+            ):
+                memo.put(key, file.doc_id, printed)
+            if not fed:
+                self._file_done(index, loaded.size)
+
+    # -- running ---------------------------------------------------------------------------
+
+    async def drive(
+        self, mapper: BatchMapper, work: PipelineWork, documents: Iterator[Document]
+    ) -> None:
+        """Feed ``documents`` to ``mapper`` in batches; take its outputs, failures and
+        statistics as they come."""
+        from ..events import ItemFailed
+        from ._seam import BatchStats, Output
+
+        events = mapper.map_batches(work, _segments(documents, SEGMENT_CHARS))
+        try:
+            async for event in events:
+                if isinstance(event, Output):
+                    self._output(event.item)
+                elif isinstance(event, ItemFailed):
+                    self._failed(event)
+                elif isinstance(event, BatchStats):
+                    self._stats(event)
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:  # an async generator: its own finally runs here, in this task
+                await close()
+        self._no_chunks_reported()
+        self._finish_through(None)
+        self._flush_store()
+        self._wait_store()
+
+    def _failed(self, event: ItemFailed) -> None:
+        doc_id = doc_of(event.item) or event.item_id
+        self.report.failures.append(Problem.of_failure(event))
+        self.failed_docs.add(doc_id)
+        if getattr(event.item, "parent_id", None) is None:
+            # A whole document failed: nothing more will come out of it.
+            self._finish_through(doc_id)
+
+    def _stats(self, stats: BatchStats) -> None:
+        self.report.cache_hits += stats.cache_hits
+        self.report.cache_misses += stats.cache_misses
+        for line in stats.warnings:
+            if line not in self.warnings:
+                self.warnings.append(line)
+        for name, ids in stats.no_chunks.items():
+            self.no_chunks.setdefault(name, []).extend(ids)
+
+    def _no_chunks_reported(self) -> None:
+        """One warning per chunker that returned no chunk for non-empty documents (with the
+        count), and each such document listed with the skipped ones."""
+        from ..context import warn_no_chunks
+
+        if not self.no_chunks:
+            return
+        for line in warn_no_chunks(self.no_chunks):
+            if line not in self.warnings:
+                self.warnings.append(line)
+        shown = {f.doc_id: f.shown for f in self.files}
+        for name, ids in self.no_chunks.items():
+            for doc_id in ids:
+                self.report.skipped.append(Problem(
+                    doc_id, shown.get(doc_id, doc_id), name, "no-chunks",
+                    f"{name} returned no chunks for this non-empty document",
+                ))
+
+    def _output(self, out: Any) -> None:
+        doc_id = doc_of(out)
+        if doc_id is not None:
+            self._finish_before(doc_id)
+        if self.writer is not None:
+            try:
+                self.writer.write(chunk_record(out))
+            except ValueError as exc:
+                source = getattr(out, "metadata", {}).get("source") or doc_id
+                self.report.failures.append(Problem(
+                    str(getattr(out, "id", "?")), str(source), "write", "ValueError",
+                    f"not written: its JSON would not be standard ({exc}); metadata must hold "
+                    "finite numbers",
+                ))
+                if doc_id is not None:
+                    self.failed_docs.add(doc_id)
+                return
+        self.report.chunks += 1
+        if self.store is not None and doc_id is not None:
+            self.by_doc.setdefault(doc_id, []).append(out)
+
+    # -- completion, progress and the store --------------------------------------------------
+
+    def _finish_before(self, doc_id: str) -> None:
+        """Outputs follow input order: every document fed before ``doc_id`` is finished."""
+        while self.pending and self.pending[0][0] != doc_id:
+            self._complete(self.pending.popleft())
+
+    def _finish_through(self, doc_id: str | None) -> None:
+        """Finish every pending document up to ``doc_id`` included (``None``: all)."""
+        if doc_id is not None and all(d != doc_id for d, _i, _s in self.pending):
+            return
+        while self.pending:
+            entry = self.pending.popleft()
+            self._complete(entry)
+            if entry[0] == doc_id:
+                return
+
+    def _complete(self, entry: tuple[str, int, int]) -> None:
+        doc_id, index, size = entry
+        if (
+            self.store is not None
+            and doc_id not in self.failed_docs
+            and doc_id not in self.kept
+        ):
+            from ..stores import IndexedDocument
+
+            chunks = self.by_doc.pop(doc_id, [])
+            self.batch.append(IndexedDocument(doc_id, self.fingerprints.pop(doc_id, ""), chunks))
+            self.batch_chunks += len(chunks)
+            if self.batch_chunks >= STORE_BATCH_CHUNKS:
+                self._flush_store()
+        else:
+            self.by_doc.pop(doc_id, None)
+            self.fingerprints.pop(doc_id, None)
+        left = self.open_docs.get(index, 1) - 1
+        if left <= 0:
+            self.open_docs.pop(index, None)
+            self._file_done(index, size)
+        else:
+            self.open_docs[index] = left
+
+    def _file_done(self, index: int, size: int) -> None:
+        self.done_files += 1
+        self.bytes_done += size
+        if self.on_progress is not None:
+            self.on_progress(IngestProgress(self.done_files, self.total, self.bytes_done))
+
+    def _flush_store(self) -> None:
+        """Hand the gathered batch to the writer thread, once the previous write is done."""
+        store = self.store
+        if store is None or not self.batch:
+            return
+        batch, self.batch, self.batch_chunks = self.batch, [], 0
+        self._wait_store()
+        if self.writer_pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.writer_pool = ThreadPoolExecutor(1, thread_name_prefix="ragloom-ingest-store")
+        self.writing = (self.writer_pool.submit(store.write, batch), len(batch))
+
+    def _wait_store(self) -> None:
+        """Wait for the write under way; its error, if any, is raised here."""
+        if self.writing is None:
+            return
+        future, count = self.writing
+        self.writing = None
+        future.result()
+        self.report.indexed += count
+
+    def close_store(self, failed: bool = False) -> None:
+        """Wait for the write under way (its error is raised unless the run ``failed``
+        already: then that error goes on its way) and stop the writer thread."""
+        try:
+            if not failed:
+                self._wait_store()
+            elif self.writing is not None:
+                self.writing[0].exception()  # wait, without masking the error in flight
+                self.writing = None
+        finally:
+            if self.writer_pool is not None:
+                self.writer_pool.shutdown(wait=True)
+                self.writer_pool = None
+
+
+def _already_read(source: Any) -> Callable[..., Any]:
+    """A reader for :func:`load_file` that hands over a file already read."""
+
+    def read(*_args: Any, **_kwargs: Any) -> Any:
+        return source
+
+    return read
+
+
+def _segments(items: Iterator[Document], budget: int) -> Iterator[Iterator[Document]]:
+    """Split a stream of documents into consecutive runs of about ``budget`` characters."""
+    pending: list[Document] = []
+
+    def segment(head: Document) -> Iterator[Document]:
+        used = len(head.content)
+        yield head
+        for item in items:
+            if used + len(item.content) > budget:
+                pending.append(item)
+                return
+            used += len(item.content)
+            yield item
+
+    while True:
+        head = pending.pop() if pending else next(items, None)
+        if head is None:
+            return
+        yield segment(head)
