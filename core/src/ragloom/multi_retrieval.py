@@ -55,6 +55,7 @@ from .multi_query import (
     _chain,
     _registry,
 )
+from .passages import FusedPassage, PassageHit
 from .pipeline import Pipeline
 from .policy import Policy
 from .query import QueryTransformer, RetrieveSpec, Router
@@ -91,49 +92,6 @@ DEFAULT_FUSION_K = 5
 #: How much a passage's gains from its other lists add to its best one (0: the best alone;
 #: 1: the plain sum of reciprocal rank fusion).
 DEFAULT_CONSENSUS = 0.2
-
-
-class PassageHit(BaseModel):
-    """One sub-query that found a passage: its text, its route, the rank and score it gave.
-    The search of the whole question has the route ``"(whole question)"``. ``collections``:
-    the collections that search was restricted to (``None``: the whole index)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    #: The sub-query (or the whole question) whose search found the passage.
-    sub_query: str
-    #: Its route.
-    route: str
-    #: The passage's rank in that search, from 1.
-    rank: int
-    #: The score that search's retriever gave it.
-    score: float
-    collections: list[str] | None = None
-
-
-class FusedPassage(BaseModel):
-    """A passage of the fused answer: the chunk (id, document, exact offsets, text, metadata),
-    its fused score, and every sub-query that found it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    #: The chunk's id.
-    chunk_id: str
-    #: The id of its document (its path under the ingested folder, for files).
-    document_id: str | None
-    #: Where the chunk starts in its document's text (``None``: text rendered from markup,
-    #: with no offsets in its source).
-    start: int | None
-    #: Where it ends (exclusive): ``text[start:end] == content``.
-    end: int | None
-    #: The chunk's text.
-    content: str
-    #: The chunk's metadata (its document's, and what the chunker added).
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    #: The fused score, in [0, 1]: 1.0 is a passage every search ranked first.
-    score: float
-    #: Every search that found it, with the rank it gave.
-    found_by: list[PassageHit] = Field(default_factory=list)
 
 
 class SubQueryFailure(BaseModel):

@@ -33,7 +33,7 @@ from .component import Component
 from .errors import ComponentTypeError, ConfigurationError
 
 if TYPE_CHECKING:
-    from .multi_retrieval import FusedPassage
+    from .passages import FusedPassage
     from .stores import ScoredChunk
 
 __all__ = [

@@ -24,7 +24,7 @@ from .errors import ComponentTypeError
 from .query_stages import FusedStage
 
 if TYPE_CHECKING:
-    from .multi_retrieval import FusedPassage
+    from .passages import FusedPassage
 
 __all__ = ["Reranker"]
 

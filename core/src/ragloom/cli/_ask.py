@@ -16,7 +16,7 @@ import click
 from .._printable import printable
 from ..answering import DEFAULT_ANSWERER
 from ._app import EXIT_FAILED, EXIT_OK, interrupted
-from ._search import query_fields, refuse_search_options
+from ._search import key_values, query_fields, refuse_search_options
 from ._search import search as _search
 
 __all__ = ["ask"]
@@ -30,22 +30,6 @@ _FIELD = {"index_path": "index"}
 def _options(values: tuple[str, ...]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs as answerer options (a value that reads as JSON is JSON)."""
     return key_values(values, "--answerer-option")
-
-
-def key_values(values: tuple[str, ...], option: str) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs of ``option`` as a component's parameters (a value that reads as
-    JSON is JSON)."""
-    options: dict[str, Any] = {}
-    for pair in values:
-        key, sep, value = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=option)
-        try:
-            options[key] = json.loads(value)
-        except ValueError:
-            options[key] = value
-    return options
 
 
 def _print(answer: Any) -> None:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..plugins._discovery import GROUPS, PluginInfo, discover_plugins
+from ..plugins._discovery import GROUPS, PluginInfo
+from ..plugins._listing import discover_plugins
 
 __all__ = ["Clash", "PluginCheck", "check_plugins", "plugins_report"]
 

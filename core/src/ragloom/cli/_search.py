@@ -45,7 +45,6 @@ def query_kind_options(command: Any) -> Any:
 def query_fields(values: dict[str, Any]) -> dict[str, Any]:
     """The query-side kinds' settings taken out of a command's ``values`` (removed from it),
     as :class:`~ragloom.searcher.SearchSettings` fields (``KEY=VALUE`` pairs parsed)."""
-    from ._ask import key_values
 
     out: dict[str, Any] = {}
     for row in QUERY_KINDS:
@@ -203,3 +202,19 @@ def search(
         else:
             click.echo(f"Q: {printable(question)}\n  error: {answer}")
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def key_values(values: tuple[str, ...], option: str) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs of ``option`` as a component's parameters (a value that reads as
+    JSON is JSON)."""
+    options: dict[str, Any] = {}
+    for pair in values:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=option)
+        try:
+            options[key] = json.loads(value)
+        except ValueError:
+            options[key] = value
+    return options

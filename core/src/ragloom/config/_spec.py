@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from ..errors import ConfigurationError
 from ..kinds import QUERY_KINDS, STEP_KINDS
 from ..multi_retrieval import DEFAULT_CONSENSUS, DEFAULT_FUSION_K, DEFAULT_WHOLE_WEIGHT
+from ._policy_spec import PolicySpec
 
 __all__ = [
     "CacheSpec",
@@ -27,33 +28,6 @@ __all__ = [
 ]
 
 _STRICT = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class PolicySpec(BaseModel):
-    """Fields of :class:`~ragloom.policy.Policy`; any left out are inherited. The rules on each
-    field are the policy's own (checked by building one)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
-
-    max_attempts: int | None = None
-    backoff: float | None = None
-    backoff_multiplier: float | None = None
-    backoff_max: float | None = None
-    jitter: float | None = None
-    retry_on: list[str] | None = Field(
-        default=None,
-        description="Exception names: builtins (e.g. TimeoutError) or ragloom errors.",
-    )
-    timeout: float | None = Field(default=None, description="Seconds per item attempt.")
-    concurrency: int | None = None
-    on_failure: Literal["emit", "abort"] | None = None
-
-    @model_validator(mode="after")
-    def _valid_policy(self) -> PolicySpec:
-        from ..policy import Policy
-
-        Policy(**self.model_dump(exclude_none=True, exclude={"retry_on"}))
-        return self
 
 
 class CacheSpec(BaseModel):

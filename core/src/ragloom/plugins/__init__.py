@@ -17,9 +17,9 @@ from ._discovery import (
     PluginInfo,
     Provider,
     disabled_from_env,
-    discover_plugins,
     install_hint,
 )
+from ._listing import discover_plugins
 from ._policy import POLICY_ENV, OrgPolicy, policy_in_force
 
 __all__ = [

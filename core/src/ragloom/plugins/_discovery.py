@@ -20,7 +20,6 @@ __all__ = [
     "PluginInfo",
     "Provider",
     "disabled_from_env",
-    "discover_plugins",
     "install_hint",
     "missing_first_party",
     "normalize_dist",
@@ -281,73 +280,6 @@ def _read_hook_modules(eps: Any) -> Iterable[tuple[str, str, EntryPoint]]:
             continue
         seen.add((dist, ep.value))
         yield dist, version, ep
-
-
-def discover_plugins(
-    *,
-    disabled: Iterable[str] | None = None,
-    allow: Iterable[str] | None = None,
-    policy: Any = None,
-) -> list[PluginInfo]:
-    """Installed plugins and what each provides, from metadata alone (no plugin is imported,
-    but the ``ragloom.policy`` modules of platform plugins: see :mod:`ragloom.plugins._policy`).
-
-    ``disabled`` defaults to ``RAGLOOM_DISABLE_PLUGINS``; ``allow`` (an allowlist that turns
-    autoload off) defaults to ``RAGLOOM_ALLOW_PLUGINS`` when ``RAGLOOM_PLUGINS_AUTOLOAD=0``;
-    ``policy`` (an :class:`~ragloom.plugins._policy.OrgPolicy`) to the organisation's policy
-    in force.
-
-    Raises:
-        PolicyFileError: the policy in force is unreadable or invalid.
-    """
-    if policy is None:
-        from ._policy import policy_in_force
-
-        policy = policy_in_force()
-    blocked = (
-        frozenset(normalize_dist(d) for d in disabled)
-        if disabled is not None
-        else (disabled_from_env())
-    )
-    allowed = (
-        frozenset(normalize_dist(d) for d in allow) if allow is not None else (allowed_from_env())
-    )
-    infos: dict[str, PluginInfo] = {}
-
-    def info_for(dist: str, version: str) -> PluginInfo:
-        info = infos.get(dist)
-        if info is None:
-            info = infos[dist] = PluginInfo(dist, version)
-        return info
-
-    eps = entry_points()
-    for provider in iter_providers(eps):
-        info = info_for(provider.dist, provider.version)
-        info.provides.setdefault(provider.kind, []).append(provider.name)
-        if provider.requires_core is not None:
-            info.requires_core = provider.requires_core
-    for dist, version, ep in iter_hook_modules(eps):
-        info_for(dist, version).hooks.append(ep.value)
-    from ._policy import POLICY_GROUP
-
-    for ep in eps.select(group=POLICY_GROUP):
-        dist, version, _d = _dist_of(ep)
-        if ep.value not in info_for(dist, version).policy:
-            info_for(dist, version).policy.append(ep.value)
-    for dist, info in infos.items():
-        if dist == CORE_DIST:
-            info.status, info.reason = "available", "built in"
-        elif dist in blocked:
-            info.status, info.reason = "blocked", "disabled by RAGLOOM_DISABLE_PLUGINS"
-        elif allowed is not None and dist not in allowed:
-            info.status, info.reason = "blocked", "autoload off and not in the allowlist"
-        elif policy.blocked(dist):
-            info.status, info.reason = "blocked", policy.blocked(dist)
-        else:
-            problem = incompatibility(info.requires_core)
-            if problem:
-                info.status, info.reason = "broken", problem
-    return sorted(infos.values(), key=lambda i: (i.dist != CORE_DIST, i.dist))
 
 
 def core_version() -> str:

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PolicyFileError
-from ..kinds import KINDS
 
 __all__ = [
     "POLICY_ENV",
@@ -366,8 +365,3 @@ def policy_in_force(cwd: Path | None = None) -> OrgPolicy:
         policy.sources = [str(located[0])]  # an empty file is still the policy in force
     _CACHE["policy"] = (key, policy)
     return policy
-
-
-def known_kinds() -> list[str]:
-    """The kinds a default policy may be given for."""
-    return [name for name in KINDS if name != "command"]

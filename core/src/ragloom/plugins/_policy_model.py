@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..config._spec import PolicySpec
+from ..config._policy_spec import PolicySpec
+from ..kinds import KINDS
 
 __all__ = ["PolicyModel"]
 
@@ -25,8 +26,6 @@ class PolicyModel(BaseModel):
     @field_validator("default_policy")
     @classmethod
     def _known_kinds(cls, value: dict[str, PolicySpec]) -> dict[str, PolicySpec]:
-        from ._policy import known_kinds
-
         kinds = known_kinds()
         for kind in value:
             if kind not in kinds:
@@ -66,3 +65,8 @@ class PolicyModel(BaseModel):
                 values["retry_on"] = tuple(types)
             out[kind] = Policy(**values)
         return out
+
+
+def known_kinds() -> list[str]:
+    """The kinds a default policy may be given for."""
+    return [name for name in KINDS if name != "command"]
