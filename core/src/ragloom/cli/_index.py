@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import click
 
-from ..searcher import DEFAULT_INDEX, DEFAULT_STORE, open_index
+from ..searcher import DEFAULT_INDEX, DEFAULT_STORE, index_exists, open_index
 from ._app import EXIT_OK, EXIT_USAGE, error
 
 __all__ = [
@@ -80,7 +79,7 @@ def info(index_path: str, as_json: bool) -> int:
     finds damage."""
     from ..collection import list_collections
 
-    if not os.path.exists(index_path):
+    if not index_exists(index_path):
         if as_json:
             click.echo(json.dumps({"location": index_path, "exists": False, "documents": 0,
                                    "chunks": 0, "dimension": None, "collections": []}))
@@ -166,7 +165,7 @@ def check(index_path: str, repair: bool, wait: float) -> int:
     repairable. After --repair, `ragloom ingest` of the same files writes what was removed,
     and the index is then what a fresh build gives.
     """
-    if not os.path.exists(index_path):
+    if not index_exists(index_path):
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:
@@ -204,7 +203,7 @@ def check(index_path: str, repair: bool, wait: float) -> int:
 def optimize(index_path: str, wait: float) -> int:
     """Fold the index's small files together and into its search indexes, and remove old
     versions and files left by interrupted writes (what a fresh build would hold)."""
-    if not os.path.exists(index_path):
+    if not index_exists(index_path):
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:
@@ -219,7 +218,7 @@ def optimize(index_path: str, wait: float) -> int:
 @wait_option
 def clear(index_path: str, wait: float) -> int:
     """Remove every document from the index."""
-    if not os.path.exists(index_path):
+    if not index_exists(index_path):
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:

@@ -350,6 +350,7 @@ def _engine_preflight(settings: IngestSettings) -> tuple[dict[str, Any], str | N
     from ..errors import ConfigurationError
     from ..ingest import input_root
     from ..ingest._ingestor import recorded_root, root_record
+    from ..searcher import is_remote
     from ..stores import StoreError
     from ._index import open_index
 
@@ -363,7 +364,7 @@ def _engine_preflight(settings: IngestSettings) -> tuple[dict[str, Any], str | N
                 "before a run on an engine (which does not repair; nothing was changed)"
             )
         properties = store.properties()
-    base = os.path.abspath(settings.index)
+    base = None if is_remote(settings.index) else os.path.abspath(settings.index)
     root = recorded_root(properties, base)
     if root is not None and given != root:
         raise ConfigurationError(

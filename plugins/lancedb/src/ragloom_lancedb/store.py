@@ -29,6 +29,7 @@ from ragloom.stores import (
     StoreInfo,
 )
 
+from ._place import ObjectFolder, remote_uri, storage_options, writer_lock_path
 from ._where import condition_sql, metadata_tokens, sql_string
 
 if TYPE_CHECKING:
@@ -309,7 +310,19 @@ class LanceDBStore(Store):
         self.vector_weight = float(vector_weight)
         self.vector_index_rows = vector_index_rows
         self.vector_nprobes = vector_nprobes
-        self.path = Path(path).expanduser()
+        try:
+            remote = remote_uri(os.fspath(path))
+        except ValueError as exc:
+            raise InvalidInputError(str(exc)) from None
+        #: The store's local folder (``None``: the store is in object storage, see ``uri``).
+        local = os.fspath(path)
+        if local.startswith("file://"):
+            local = local.removeprefix("file://")
+        self.path: Path | None = None if remote is not None else Path(local).expanduser()
+        #: Where the store is: its local folder, or the URI of its prefix in object storage.
+        self.uri = remote if remote is not None else str(self.path)
+        self._folder = ObjectFolder(remote) if remote is not None else None
+        self._options = storage_options(remote) if remote is not None else {}
         self.table = table
         self.hybrid_k = hybrid_k
         self.hybrid_candidates = hybrid_candidates
@@ -340,11 +353,11 @@ class LanceDBStore(Store):
 
     @property
     def location(self) -> str:
-        return str(self.path)
+        return self.uri
 
     def config(self) -> Mapping[str, Any]:
         return {
-            "path": str(self.path),
+            "path": self.uri,
             "table": self.table,
             "hybrid_fusion": self.hybrid_fusion,
             "vector_weight": self.vector_weight,
@@ -356,7 +369,7 @@ class LanceDBStore(Store):
         }
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(path={str(self.path)!r}, table={self.table!r})"
+        return f"{type(self).__name__}(path={self.uri!r}, table={self.table!r})"
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -377,7 +390,30 @@ class LanceDBStore(Store):
             raise StoreError(f"LanceDB store at {self.location} is closed")
 
     def _table_dir(self, name: str) -> Path:
+        assert self.path is not None, "a local store's folder"
         return self.path / f"{name}.lance"
+
+    def _table_uri(self, name: str) -> str:
+        return f"{self.uri}/{name}.lance"
+
+    def _table_exists(self, name: str) -> bool:
+        if self._folder is not None:
+            with self._guard(f"look for table {name!r}"):
+                return self._folder.exists(f"{name}.lance/_versions")
+        return self._table_dir(name).exists()
+
+    def exists(self) -> bool:
+        """Whether the store exists (its folder, or objects under its URI)."""
+        if self._folder is not None:
+            with self._guard("look for the store"):
+                return self._folder.exists()
+        assert self.path is not None
+        return self.path.exists()
+
+    def _check_folder(self) -> None:
+        """A local store's path must be a folder where it exists."""
+        if self.path is not None and self.path.exists() and not self.path.is_dir():
+            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
 
     def _connect(self, create: bool) -> Any:
         """The LanceDB connection, or ``None`` when the store does not exist and ``create``
@@ -385,22 +421,27 @@ class LanceDBStore(Store):
         self._check_open()
         if self._db is not None:
             return self._db
-        if self.path.exists() and not self.path.is_dir():
-            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
-        if not self.path.exists():
+        self._check_folder()
+        if not self.exists():
             if not create:
                 return None
             self._check_writable()
-            with self._guard("create the store directory"):
-                self.path.mkdir(parents=True, exist_ok=True)
+            if self.path is not None:
+                with self._guard("create the store directory"):
+                    self.path.mkdir(parents=True, exist_ok=True)
         import lancedb
 
         with self._guard("open the store"):
             # Reads check for versions committed by other processes.
-            self._db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+            self._db = lancedb.connect(
+                self.uri, read_consistency_interval=timedelta(0),
+                storage_options=self._options or None,
+            )
         return self._db
 
     def _check_writable(self) -> None:
+        if self.path is None:
+            return  # object storage: a write refused by the server raises a StoreError
         target = self.path
         while not target.exists():
             if target.parent == target:
@@ -423,7 +464,7 @@ class LanceDBStore(Store):
 
     def _open(self, name: str) -> Any:
         db = self._db
-        if db is None or not self._table_dir(name).exists():
+        if db is None or not self._table_exists(name):
             return None
         with self._guard(f"open table {name!r}"):
             table = db.open_table(name)
@@ -456,15 +497,15 @@ class LanceDBStore(Store):
         Only used when Lance's own package (``pylance``) is installed; lancedb does not
         require it, and without it the tables are opened through LanceDB."""
         self._check_open()
-        if self.path.exists() and not self.path.is_dir():
-            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
-        root = self._table_dir(name)
-        if not root.exists():
+        self._check_folder()
+        if not self._table_exists(name):
             return None
         import lance
 
         with self._guard(f"open table {name!r}"):
-            dataset = lance.dataset(str(root))
+            dataset = lance.dataset(
+                self._table_uri(name), storage_options=self._options or None
+            )
             schema = dataset.schema
         self._check_schema(name, schema)
         return dataset
@@ -985,14 +1026,14 @@ class LanceDBStore(Store):
             self._check_open()
             if self._writer is not None:
                 return
-            if self.path.exists() and not self.path.is_dir():
-                raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
+            self._check_folder()
             self._check_writable()
+            lock = self._lock_path()
             with self._guard("create the store directory"):
-                self.path.mkdir(parents=True, exist_ok=True)
+                lock.parent.mkdir(parents=True, exist_ok=True)
             from filelock import FileLock, Timeout
 
-            writer = FileLock(str(self.path / LOCK_FILE), is_singleton=False)
+            writer = FileLock(str(lock), is_singleton=False)
             try:
                 writer.acquire(timeout=0)
             except Timeout:
@@ -1017,13 +1058,21 @@ class LanceDBStore(Store):
             + "; try again when it has finished (or let this one wait longer: --wait SECONDS)"
         )
 
+    def _lock_path(self) -> Path:
+        """The file writers lock: in the store's folder, or for a store in object storage a
+        local file named after its URI (see :func:`ragloom_lancedb._place.writer_lock_path`)."""
+        if self.path is None:
+            return writer_lock_path(self.uri)
+        return self.path / LOCK_FILE
+
     def _held_elsewhere(self) -> bool:
         """Whether another process holds the writer lock now (never waits)."""
-        if self._writer is not None or not (self.path / LOCK_FILE).exists():
+        lock = self._lock_path()
+        if self._writer is not None or not lock.exists():
             return False
         from filelock import FileLock, Timeout
 
-        probe = FileLock(str(self.path / LOCK_FILE), is_singleton=False)
+        probe = FileLock(str(lock), is_singleton=False)
         try:
             probe.acquire(timeout=0)
         except Timeout:
@@ -1039,15 +1088,25 @@ class LanceDBStore(Store):
             self._writer = None
 
     def properties(self) -> dict[str, Any]:
-        """The JSON record kept beside the tables (empty when there is none)."""
-        path = self.path / PROPERTIES_FILE
+        """The JSON record kept beside the tables (empty when there is none): a file in the
+        store's folder, or an object under its URI."""
+        path: Path | str
         try:
-            text = path.read_text(encoding="utf-8")
+            if self._folder is not None:
+                path = f"{self.uri}/{PROPERTIES_FILE}"
+                data = self._folder.read(PROPERTIES_FILE)
+                if data is None:
+                    return {}
+                text = data.decode("utf-8", errors="replace")
+            else:
+                assert self.path is not None
+                path = self.path / PROPERTIES_FILE
+                text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {}
         except OSError as exc:
             raise StoreError(
-                f"LanceDB store at {self.location}: cannot read {path}: {exc}"
+                f"LanceDB store at {self.location}: cannot read {PROPERTIES_FILE}: {exc}"
             ) from None
         try:
             data = json.loads(text)
@@ -1066,14 +1125,17 @@ class LanceDBStore(Store):
         with self._lock:
             self.take_writer_lock()
             merged = {**self.properties(), **dict(values)}
+            text = json.dumps(merged, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+            if self._folder is not None:
+                with self._guard("record the index's properties"):
+                    self._folder.write(PROPERTIES_FILE, text.encode("utf-8"))
+                return
+            assert self.path is not None
             path = self.path / PROPERTIES_FILE
             temporary = path.with_name(f".{PROPERTIES_FILE}.{os.getpid()}.tmp")
             with self._guard("record the index's properties"):
                 try:
-                    temporary.write_text(
-                        json.dumps(merged, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
-                        encoding="utf-8",
-                    )
+                    temporary.write_text(text, encoding="utf-8")
                     os.replace(temporary, path)
                 finally:
                     temporary.unlink(missing_ok=True)
@@ -1114,7 +1176,7 @@ class LanceDBStore(Store):
         unreadable = False
         with self._lock:
             busy = self._held_elsewhere()
-            if not self.path.exists():
+            if not self.exists():
                 return StoreCheck(self.location, busy=busy, full=full)
             try:
                 self.properties()
@@ -1157,7 +1219,7 @@ class LanceDBStore(Store):
             elif any(count > 0 for _, count in recorded.values()):
                 problems.append(
                     f"LanceDB store at {self.location}: the chunks table is missing "
-                    f"({self._table_dir(self.table)})"
+                    f"({self._table_uri(self.table)})"
                 )
             if not unreadable:
                 unfinished = sorted(d for d, (f, _c) in recorded.items() if f == UNFINISHED)
@@ -1262,12 +1324,10 @@ class LanceDBStore(Store):
     def _drop_unreadable(self) -> list[str]:
         """Drop the tables whose data cannot be read, and the documents that lose their
         chunks with them."""
-        import shutil
-
         lost_chunks = lost_documents = False
+        options = self._options or None
         for name in (self.table, self._documents_table):
-            root = self._table_dir(name)
-            if not root.exists():
+            if not self._table_exists(name):
                 lost_chunks |= name == self.table
                 continue
             try:
@@ -1275,29 +1335,39 @@ class LanceDBStore(Store):
                     if _has_lance():
                         import lance
 
-                        lance.dataset(str(root)).to_table()
+                        lance.dataset(self._table_uri(name), storage_options=options).to_table()
                     else:
                         import lancedb
 
-                        lancedb.connect(str(self.path)).open_table(name).to_arrow()
+                        lancedb.connect(self.uri, storage_options=options).open_table(
+                            name
+                        ).to_arrow()
             except StoreError:
                 with self._guard(f"remove the damaged table {name!r}"):
-                    shutil.rmtree(root)
+                    self._remove_table(name)
                 lost_chunks |= name == self.table
                 lost_documents |= name == self._documents_table
         self._chunks = self._documents = self._db = None
         self._text_indexed = False
         self._dimension = None
         self._partitions = None
-        if lost_documents and self._table_dir(self.table).exists():
+        if lost_documents and self._table_exists(self.table):
             with self._guard("remove the chunks of unknown documents"):
-                shutil.rmtree(self._table_dir(self.table))
+                self._remove_table(self.table)
         if lost_chunks and not lost_documents:
             documents = self._tables()[1]
             if documents is not None:
                 with self._guard("delete the documents whose chunks were lost"):
                     documents.delete("chunks > 0 OR fingerprint = ''")
         return ["*"]
+
+    def _remove_table(self, name: str) -> None:
+        if self._folder is not None:
+            self._folder.remove(f"{name}.lance")
+        else:
+            import shutil
+
+            shutil.rmtree(self._table_dir(name))
 
     def _cleanup(self) -> None:
         """Remove old versions and files no version uses (a crashed writer's): only with the
@@ -1447,7 +1517,10 @@ class LanceDBStore(Store):
         with self._guard("count the rows"):
             n_docs = documents.count_rows() if documents is not None else 0
             n_chunks = chunks.count_rows() if chunks is not None else 0
-            details: dict[str, Any] = {"table": self.table, "path": str(self.path.resolve())}
+            details: dict[str, Any] = {
+                "table": self.table,
+                "path": self.uri if self.path is None else str(self.path.resolve()),
+            }
             if chunks is not None:
                 details["version"] = chunks.version
                 details["indexes"] = sorted(i.name for i in chunks.list_indices())
