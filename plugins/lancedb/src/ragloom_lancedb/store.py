@@ -927,18 +927,50 @@ class LanceDBStore(Store):
                 return int(count)
         return None
 
-    def _ensure_vector_index(self, chunks: Any) -> None:
-        """Build (or retrain) the approximate vector index when the table is large enough."""
+    def _vector_index_due(self, chunks: Any) -> tuple[int, int | None, int] | None:
+        """(rows, partitions now, partitions wanted) when the approximate vector index should
+        be built or retrained, else ``None``."""
         if self.vector_index_rows is None:
-            return
+            return None
         with self._guard("count the rows"):
             rows = chunks.count_rows()
         if rows < self.vector_index_rows:
-            return
+            return None
         wanted = max(2, round(math.sqrt(rows) / 4))
         current = self._vector_partitions(chunks)
         if current is not None and wanted < 2 * current:
-            return  # the fold added the new rows to the index's partitions
+            return None  # folds add new rows to the index's partitions
+        return rows, current, wanted
+
+    def optimize_due(self) -> str | None:
+        """Why :meth:`optimize` is worth running now (``ragloom ingest`` recommends it), or
+        ``None``: the table has reached ``vector_index_rows`` chunks without an approximate
+        vector index, or has grown enough since it was built to want twice its partitions.
+        Ingest never builds that index itself (building it reads every vector)."""
+        with self._lock:
+            chunks = self._tables()[0]
+            if chunks is None:
+                return None
+            due = self._vector_index_due(chunks)
+        if due is None:
+            return None
+        rows, current, _ = due
+        if current is None:
+            return (
+                f"{rows:,} chunks are searched exactly by vector: an approximate vector index "
+                f"pays off from {self.vector_index_rows:,}"
+            )
+        return (
+            f"the approximate vector index was trained on far fewer than the {rows:,} chunks "
+            "held now: retrain it"
+        )
+
+    def _ensure_vector_index(self, chunks: Any) -> None:
+        """Build (or retrain) the approximate vector index when the table is large enough."""
+        due = self._vector_index_due(chunks)
+        if due is None:
+            return
+        _, _, wanted = due
         from lancedb.index import IvfFlat
 
         name = f"{_VECTOR_INDEX_PREFIX}{wanted}"
@@ -1770,7 +1802,8 @@ class LanceDBStore(Store):
                             self._pending_commits >= _OPTIMIZE_COMMITS
                             or self._unindexed() > _FOLD_TAIL
                         ):
-                            self._optimize()
+                            # the vector index is left to optimize(): see the class
+                            self._optimize(vectors=False)
                 self._cleanup()
             finally:
                 self._unlock()
