@@ -1,5 +1,5 @@
-"""``LanceDBStore.optimize`` (``ragloom index optimize``): ingest leaves the approximate vector
-index to it and says when it is due, and it is safe while another handle searches.
+"""``LanceDBStore.optimize`` (``ragloom index optimize``) is safe while another handle searches
+(that ingest leaves the vector index to it: test_lancedb_bounded.py).
 
 Sequenced, not raced: a reader opens and searches, a writer optimizes (compaction, the vector
 index built, old versions removed), then the same reader searches again."""
@@ -42,26 +42,6 @@ def ranking(store: LanceDBStore, query: list[float]) -> list[list[tuple[str, flo
             store.search(vector=query, text="b4x121", top_k=10),
         )
     ]
-
-
-def test_ingest_leaves_the_vector_index_to_optimize_and_says_when_it_is_due(tmp_path) -> None:
-    path = tmp_path / "index"
-    with LanceDBStore(path, vector_index_rows=1000) as store:
-        for k in range(4):  # more rows than a close leaves outside the indexes: it folds
-            store.write(batch(600, seed=k, prefix=f"b{k}-"))
-        assert "2,400 chunks" in (store.optimize_due() or "")
-    with LanceDBStore(path, vector_index_rows=1000) as store:
-        names = store.info().details["indexes"]
-        assert store.info().details["rows_not_in_text_index"] == 0  # close folded...
-        assert not any(n.startswith("vector_ivf") for n in names)  # ...without the IVF
-        assert "2,400 chunks" in (store.optimize_due() or "")
-        store.optimize()
-        assert "vector_ivf12" in store.info().details["indexes"]  # round(sqrt(2400) / 4)
-        assert store.optimize_due() is None
-        store.write(batch(100, seed=9, prefix="late-"))  # growth: no retraining due yet
-        assert store.optimize_due() is None
-    with LanceDBStore(path, vector_index_rows=None) as off:
-        assert off.optimize_due() is None
 
 
 def test_optimize_is_safe_while_a_reader_searches(tmp_path) -> None:

@@ -201,8 +201,11 @@ def check(index_path: str, repair: bool, wait: float) -> int:
 @index_option
 @wait_option
 def optimize(index_path: str, wait: float) -> int:
-    """Fold the index's small files together and into its search indexes, and remove old
-    versions and files left by interrupted writes (what a fresh build would hold)."""
+    """Fold the index's small files together, merge its search indexes' segments, build or
+    retrain the approximate vector index once the index is large enough (50,000 chunks:
+    `ragloom ingest` says when), and remove old versions and files left by interrupted
+    writes. Searches may run meanwhile. Ingest never does this whole-table work (its memory
+    stays bounded); run it after a large ingest."""
     if not index_exists(index_path):
         click.echo(f"no index at {index_path}")
         return EXIT_OK

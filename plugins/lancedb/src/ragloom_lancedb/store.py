@@ -78,20 +78,23 @@ _DOCUMENT_COLUMNS = ("document_id", "fingerprint", "chunks")
 UNFINISHED = ""
 
 _IN_LIST = 2000  # document ids per ``IN (...)`` predicate
-# Folding (LanceDB's optimize: compaction, then new rows into the indexes) rewrites small files
-# into large ones, which costs about as much as the table is big; text search reads rows that
-# are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds once the
-# writes since the last fold add up (rows, plus _COMMIT_ROWS per commit) to _OPTIMIZE_ROWS and
-# to _FOLD_GROWTH times the rows the table held at that fold: folds come at geometrically
-# growing sizes, so their cost stays proportional to the rows written (folding every 100k rows
-# would rewrite a table of n rows n / 100k times). These folds leave the approximate vector
-# index alone (building it reads every vector: it is built or retrained by close and optimize,
-# once per ingest). Close folds when the index misses more than _FOLD_TAIL rows, so that
-# re-ingesting a few files does not rewrite the table.
+# Folding joins the small files of recent writes into files of at most _FRAGMENT_ROWS rows and
+# adds their rows to the indexes; text search reads rows that are not in the full-text index one
+# by one (about 10 ms per 1,000 rows). A write folds once the writes since the last fold add up
+# (rows, plus _COMMIT_ROWS per commit) to _OPTIMIZE_ROWS. What a fold does is bounded by what
+# was written since the last one, never by the table: files already _FRAGMENT_ROWS long are not
+# rewritten (Lance's compaction holds a whole output file: one of 80k rows of 256 dimensions
+# peaked 80 MB above one of 20k, one of 10k rows stayed flat), and the new rows go into new
+# segments of the indexes instead of being merged into the old ones (merging rewrites the whole
+# full-text index: +180 MB to add 20k rows to 160k, +100 MB as a new segment). Merging the
+# segments and the approximate vector index (which reads every vector) are left to optimize(),
+# which ingest never calls. Close folds when the index misses more than _FOLD_TAIL rows, so that
+# re-ingesting a few files does not fold.
 _OPTIMIZE_ROWS = 100_000
 _OPTIMIZE_COMMITS = 200
 _COMMIT_ROWS = _OPTIMIZE_ROWS // _OPTIMIZE_COMMITS
-_FOLD_GROWTH = 3
+_FRAGMENT_ROWS = 10_000
+_FOLD_CACHE = 16 << 20
 _FOLD_TAIL = 2_000
 #: Chunk rows from which a fold builds an approximate vector index (IVF, exact distances inside
 #: the partitions it probes): an exact search reads every vector, ~40 ms per 100k of 256
@@ -154,7 +157,8 @@ def _mode_allows_writes(path: Path) -> bool:
 
 
 class LanceDBStore(Store):
-    """A :class:`~ragloom.stores.Store` in a local LanceDB directory (embedded, no server).
+    """A :class:`~ragloom.stores.Store` in a LanceDB directory (embedded, no server): a local
+    folder, or a prefix in object storage (``s3://bucket/path``; see **Object storage**).
 
     Two tables live in ``path``: ``table`` holds one row per chunk (its id, document id,
     lineage, content, content format, metadata as JSON, the metadata's ``where`` tokens and
@@ -170,19 +174,20 @@ class LanceDBStore(Store):
     again, which deletes whatever half of them was there. :meth:`delete` marks, deletes the
     chunks, then the document rows, with the same guarantee. Batches of a few thousand chunks
     per call are the efficient unit: every call makes new small files, which the store folds
-    together and into its indexes (:meth:`optimize`) once the writes since the last fold reach
-    100k rows (a commit counting as 500) and three times the table's size at that fold (so a
-    table is folded at 100k, 400k, 1.6M... rows: folding costs a bounded number of passes over
-    each row, not one per 100k rows written), and on :meth:`close` when the full-text index
-    misses more than 2,000 rows. Folds during writes leave the approximate vector index (see
-    below) to :meth:`close` and :meth:`optimize`. Folding rewrites the table's files (about
-    2 s for 100k chunks of 256 dimensions), and text search reads rows the index misses one
-    by one (about 10 ms per 1,000), hence the threshold.
+    once the writes since the last fold reach 100k rows (a commit counting as 500), and on
+    :meth:`close` when the full-text index misses more than 2,000 rows (text search reads
+    rows the index misses one by one, about 10 ms per 1,000). A fold touches only what was
+    written since the last one: the new small files are joined into files of at most about
+    10k rows (files already that long are never rewritten), and the new rows go into new
+    segments of the full-text and metadata indexes. So neither its time nor its memory grows
+    with the table. Merging those segments and the approximate vector index (see below) are
+    :meth:`optimize`'s, which ingest never calls (:meth:`optimize_due` says when it is
+    worth running).
 
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
-    table holds ``vector_index_rows`` chunks (50,000 by default); from then on, each fold by
-    :meth:`close` or :meth:`optimize` makes sure an approximate index exists: IVF_FLAT,
+    table holds ``vector_index_rows`` chunks (50,000 by default) and :meth:`optimize` has
+    run; from then on an approximate index exists: IVF_FLAT,
     ``round(sqrt(rows) / 4)`` partitions of exact vectors, retrained when the table has grown
     enough to want twice as many partitions. A search then reads the ``vector_nprobes``
     partitions nearest to the query (default: a quarter of them, at least 20): scores stay
@@ -218,16 +223,28 @@ class LanceDBStore(Store):
     that is not JSON, an empty fingerprint, one document twice in a call) raises
     :class:`~ragloom.errors.InvalidInputError` before anything is written.
 
-    **Memory.** A write holds its batch's rows; after every write and fold the C heap's free
-    pages go back to the OS. Folds and the vector index build work on the whole table: with
-    lancedb 0.40 building the IVF index holds every vector (about 1.7 KB per chunk of 256
-    dimensions), so a large first ingest peaks at close.
+    **Memory.** A write holds its batch's rows, a fold what was written since the last one;
+    after every write and fold the C heap's free pages go back to the OS. Only
+    :meth:`optimize` works on the whole table: merging the index segments, and building the
+    IVF index, which with lancedb 0.40 holds every vector (about 1.7 KB per chunk of 256
+    dimensions).
 
     **Reading without LanceDB.** Where Lance's package is installed (the ``lance`` extra), a
     store that has not written reads through Lance and never imports lancedb (seconds of
     start-up): searches, :meth:`chunks`, :meth:`fingerprints` and the dimension. Its searches
     read the newest whole version: while another process's write is half done, they keep
     the version before it (see :meth:`read_version`).
+
+    **Object storage.** ``path`` may be a URI (``s3://``, also ``gs://``, ``az://``, passed to
+    Lance as they are; only S3 is tested). Credentials and region come from the usual
+    environment variables, read by Lance itself (``AWS_ACCESS_KEY_ID``,
+    ``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_REGION``...); an S3-compatible
+    server's endpoint from ``AWS_ENDPOINT_URL_S3`` or ``AWS_ENDPOINT_URL`` (plain HTTP is
+    allowed when that URL says ``http://``). :meth:`properties` is an object beside the
+    tables. The writer lock is a local file named after the URI (in
+    ``~/.cache/ragloom/locks``): it keeps writers on one machine apart, not writers on two
+    machines: run one ingest of a bucket's index at a time. :attr:`path` is ``None`` and
+    :attr:`uri` the URI.
 
     **Writers and readers.** A handle that writes (or calls :meth:`lock`) first takes the
     store's writer lock (an OS file lock on ``ragloom-writer.lock`` in the directory, released
@@ -334,7 +351,6 @@ class LanceDBStore(Store):
         self._closed = False
         self._pending_rows = 0
         self._pending_commits = 0
-        self._folded_rows = 0  # chunk rows at this handle's last fold
         self._text_indexed = False
         self._dimension: int | None = None  # read from the schema once the table is open
         self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
@@ -815,7 +831,7 @@ class LanceDBStore(Store):
             if self._chunks is not None:
                 self._ensure_indexes()
                 due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
-                if due >= max(_OPTIMIZE_ROWS, _FOLD_GROWTH * self._folded_rows):
+                if due >= _OPTIMIZE_ROWS:
                     self._optimize(vectors=False)
                 else:
                     _release_memory()
@@ -900,21 +916,28 @@ class LanceDBStore(Store):
             self._text_indexed = True
 
     def _optimize(self, vectors: bool = True) -> None:
-        """Fold small files together and new rows into the indexes (LanceDB's optimize;
-        versions older than its default week are removed); with ``vectors``, also build or
-        retrain the approximate vector index when the table has grown enough for it."""
+        """Fold small files together (into files of at most ``_FRAGMENT_ROWS`` rows) and new
+        rows into the indexes. Without ``vectors`` (a fold during ingest) the new rows become
+        new index segments, so the fold's memory is bounded by what was written since the
+        last one; with ``vectors`` (:meth:`optimize`) the segments are merged and the
+        approximate vector index is built or retrained when the table has grown enough."""
         with self._guard("optimize the tables"):
             if self._chunks is not None:
-                self._chunks.optimize()
+                # one dataset, with small caches: what it reads is read once
+                dataset = self._chunks.to_lance(
+                    index_cache_size_bytes=_FOLD_CACHE, metadata_cache_size_bytes=_FOLD_CACHE
+                )
+                dataset.optimize.compact_files(target_rows_per_fragment=_FRAGMENT_ROWS)
+                # 0: the new rows as a segment of their own; else every segment merged
+                dataset.optimize.optimize_indices(num_indices_to_merge=1 << 20 if vectors else 0)
+                del dataset
+                self._chunks.checkout_latest()
             if self._documents is not None:
                 self._documents.optimize()
         self._pending_rows = 0
         self._pending_commits = 0
-        if self._chunks is not None:
-            if vectors:
-                self._ensure_vector_index(self._chunks)
-            with self._guard("count the rows"):
-                self._folded_rows = self._chunks.count_rows()
+        if self._chunks is not None and vectors:
+            self._ensure_vector_index(self._chunks)
         _release_memory()
 
     def _vector_partitions(self, chunks: Any) -> int | None:
@@ -927,9 +950,11 @@ class LanceDBStore(Store):
                 return int(count)
         return None
 
-    def _vector_index_due(self, chunks: Any) -> tuple[int, int | None, int] | None:
+    def _vector_index_due(
+        self, chunks: Any, current: int | None = None
+    ) -> tuple[int, int | None, int] | None:
         """(rows, partitions now, partitions wanted) when the approximate vector index should
-        be built or retrained, else ``None``."""
+        be built or retrained, else ``None`` (``current``: the partitions, when known)."""
         if self.vector_index_rows is None:
             return None
         with self._guard("count the rows"):
@@ -937,7 +962,8 @@ class LanceDBStore(Store):
         if rows < self.vector_index_rows:
             return None
         wanted = max(2, round(math.sqrt(rows) / 4))
-        current = self._vector_partitions(chunks)
+        if current is None and not _is_dataset(chunks):
+            current = self._vector_partitions(chunks)
         if current is not None and wanted < 2 * current:
             return None  # folds add new rows to the index's partitions
         return rows, current, wanted
@@ -948,10 +974,12 @@ class LanceDBStore(Store):
         vector index, or has grown enough since it was built to want twice its partitions.
         Ingest never builds that index itself (building it reads every vector)."""
         with self._lock:
-            chunks = self._tables()[0]
-            if chunks is None:
-                return None
-            due = self._vector_index_due(chunks)
+            snapshot = self._snapshot()  # through Lance alone when this handle has not written
+            if snapshot is not None:
+                due = self._vector_index_due(snapshot.chunks, snapshot.partitions)
+            else:
+                chunks = self._tables()[0]
+                due = None if chunks is None else self._vector_index_due(chunks)
         if due is None:
             return None
         rows, current, _ = due
@@ -1766,7 +1794,11 @@ class LanceDBStore(Store):
     # -- lifetime ---------------------------------------------------------------------------
 
     def optimize(self) -> None:
-        """Fold every write so far into large files and the indexes now."""
+        """Fold every write so far, merge the index segments folds made, build (or retrain)
+        the approximate vector index once the table has ``vector_index_rows`` chunks, and
+        remove old versions. The one operation that works on the whole table (its memory
+        grows with it); readers keep searching meanwhile and see the result at their next
+        search."""
         with self._lock:
             chunks, documents = self._tables()
             if chunks is None and documents is None:
@@ -1782,7 +1814,7 @@ class LanceDBStore(Store):
         if self._chunks is None:
             return 0
         with self._guard("read the index statistics"):
-            stats = self._chunks.index_stats("content_idx")
+            stats = self._chunks.index_stats(f"{_TEXT_COLUMN}_idx")
         return int(stats.num_unindexed_rows) if stats is not None else self._chunks.count_rows()
 
     def close(self) -> None:
