@@ -927,7 +927,7 @@ class LanceDBStore(Store):
                 dataset = self._chunks.to_lance(
                     index_cache_size_bytes=_FOLD_CACHE, metadata_cache_size_bytes=_FOLD_CACHE
                 )
-                dataset.optimize.compact_files(target_rows_per_fragment=_FRAGMENT_ROWS)
+                dataset.optimize.compact_files(target_rows_per_fragment=_FRAGMENT_ROWS, num_threads=1)
                 # 0: the new rows as a segment of their own; else every segment merged
                 dataset.optimize.optimize_indices(num_indices_to_merge=1 << 20 if vectors else 0)
                 del dataset
