@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import click
@@ -112,7 +113,9 @@ def info(index_path: str, as_json: bool) -> int:
                 f"  dimension: {details.dimension if details.dimension else 'none (text only)'}"
             )
         if properties.get("root"):
-            click.echo(f"  root: {properties['root']} (relative to the index folder)")
+            root = str(properties["root"])
+            where = "" if os.path.isabs(root) else " (relative to the index folder)"
+            click.echo(f"  root: {root}{where}")
         embedder = properties.get("embedder") or {}
         if embedder.get("name"):
             click.echo(f"  embedder: {embedder['name']}")
