@@ -78,6 +78,7 @@ _DOCUMENT_COLUMNS = ("document_id", "fingerprint", "chunks")
 UNFINISHED = ""
 
 _IN_LIST = 2000  # document ids per ``IN (...)`` predicate
+_READ_BATCH = 16_384  # rows per batch where a whole column is read
 # Folding joins the small files of recent writes into files of at most _FRAGMENT_ROWS rows and
 # adds their rows to the indexes; text search reads rows that are not in the full-text index one
 # by one (about 10 ms per 1,000 rows). A write folds once the writes since the last fold add up
@@ -927,7 +928,9 @@ class LanceDBStore(Store):
                 dataset = self._chunks.to_lance(
                     index_cache_size_bytes=_FOLD_CACHE, metadata_cache_size_bytes=_FOLD_CACHE
                 )
-                dataset.optimize.compact_files(target_rows_per_fragment=_FRAGMENT_ROWS, num_threads=1)
+                dataset.optimize.compact_files(
+                    target_rows_per_fragment=_FRAGMENT_ROWS, num_threads=1
+                )
                 # 0: the new rows as a segment of their own; else every segment merged
                 dataset.optimize.optimize_indices(num_indices_to_merge=1 << 20 if vectors else 0)
                 del dataset
@@ -1527,28 +1530,27 @@ class LanceDBStore(Store):
             found.setdefault(document, {}).update(dict.fromkeys(values))
         return {document: list(values) for document, values in sorted(found.items())}
 
-    def _chunk_values(self, key: str) -> list[tuple[str, list[str]]]:
-        """Each chunk's document id and string values of the metadata key ``key``."""
+    def _chunk_values(self, key: str) -> Iterator[tuple[str, list[str]]]:
+        """Each chunk's document id and string values of the metadata key ``key``, read in
+        batches: what the caller keeps grows with the documents and values, not the chunks
+        (``ragloom ingest`` fits its routes from them after every run)."""
         if not isinstance(key, str) or not key:
             raise InvalidInputError(f"key must be a metadata key, got {key!r}")
         chunks, _ = self._tables()
         if chunks is None:
-            return []
-        with self._guard("read the metadata"):
-            table = (
-                chunks.search().select(["document_id", "where_tokens"]).limit(None).to_arrow()
-            )
+            return
         prefix = f"{len(key)}:{key}=s"
-        return [
-            (document, list(dict.fromkeys(
-                t[len(prefix):] for t in tokens or () if t.startswith(prefix)
-            )))
-            for document, tokens in zip(
-                table.column("document_id").to_pylist(),
-                table.column("where_tokens").to_pylist(),
-                strict=True,
-            )
-        ]
+        with self._guard("read the metadata"):
+            dataset = chunks if _is_dataset(chunks) else chunks.to_lance()
+            for batch in dataset.to_batches(
+                columns=["document_id", "where_tokens"], batch_size=_READ_BATCH
+            ):
+                for document, tokens in zip(
+                    batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True
+                ):
+                    yield document, list(dict.fromkeys(
+                        t[len(prefix):] for t in tokens or () if t.startswith(prefix)
+                    ))
 
     def fingerprints(self) -> dict[str, str]:
         with self._lock:
