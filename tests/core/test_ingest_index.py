@@ -238,3 +238,27 @@ def test_a_failed_store_write_fails_the_run(many: Path, monkeypatch: pytest.Monk
     with pytest.raises(StoreError, match="the disk is full"):
         run(many, store, False)
     assert len(store.sizes) == 1  # nothing was written after the failed batch
+
+
+class GrowingStore(MemoryStore):
+    """A store that wants ``optimize`` once it holds more than ``limit`` chunks."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def optimize_due(self) -> str | None:
+        chunks = self.info().chunks
+        return f"{chunks} chunks past {self.limit}" if chunks > self.limit else None
+
+
+def test_the_report_recommends_optimize_when_the_store_says_so(folder: Path) -> None:
+    from ragloom.cli._ingest import _summary
+
+    small = run(folder, GrowingStore(limit=1000), False)
+    assert small.optimize is None and small.to_dict()["optimize"] is None
+    assert "index optimize" not in _summary(small)
+    grown = run(folder, GrowingStore(limit=3), False)
+    assert grown.optimize is not None and grown.optimize.endswith("chunks past 3")
+    assert grown.to_dict()["optimize"] == grown.optimize
+    assert f"next: ragloom index optimize --index memory  ({grown.optimize})" in _summary(grown)

@@ -43,6 +43,8 @@ __all__ = [
     "SearchSettings",
     "Searcher",
     "load_routes",
+    "index_exists",
+    "is_remote",
     "open_index",
     "routes_router",
     "search",
@@ -160,6 +162,24 @@ else:
     SearchSettings.__doc__ = _SearchFields.__doc__
 
 
+def is_remote(path: str) -> bool:
+    """Whether ``path`` names an index in object storage (a URI such as ``s3://bucket/path``)
+    rather than a local folder."""
+    return "://" in path and not path.startswith("file://")
+
+
+def index_exists(path: str) -> bool:
+    """Whether there is an index at ``path`` (a local folder, or objects under a URI: asked
+    of the store)."""
+    if not is_remote(path):
+        return os.path.exists(path)
+    store = open_index(path)
+    try:
+        return bool(store.exists())
+    finally:
+        store.close()
+
+
 def open_index(
     path: str, *, registry: Any = None, must_exist: bool = False, wait: float | None = None
 ) -> Any:
@@ -174,20 +194,31 @@ def open_index(
     from .plugins import Registry
     from .plugins._discovery import install_hint
 
-    if must_exist and not os.path.exists(path):
-        raise ConfigurationError(
-            f"no index at {path}: build one with `ragloom ingest PATH... --index {path}`"
-        )
+    missing = ConfigurationError(
+        f"no index at {path}: build one with `ragloom ingest PATH... --index {path}`"
+    )
+    if must_exist and not is_remote(path) and not os.path.exists(path):
+        raise missing
     registry = registry or Registry()
     try:
         params: dict[str, Any] = {"path": path}
         if wait is not None:
             params["lock_timeout"] = wait
-        return registry.create("store", DEFAULT_STORE, params)
+        store = registry.create("store", DEFAULT_STORE, params)
     except PluginNotFoundError:
         raise ConfigurationError(
             f"an index needs the store {DEFAULT_STORE}: {install_hint('ragloom-lancedb')}"
         ) from None
+    if must_exist and is_remote(path):
+        try:
+            found = bool(store.exists())
+        except BaseException:
+            store.close()
+            raise
+        if not found:
+            store.close()
+            raise missing
+    return store
 
 
 def load_routes(path: str) -> dict[str, Any]:

@@ -414,9 +414,9 @@ def test_chunks_reads_documents_back_whole_in_order(tmp_path) -> None:
     store.close()
 
 
-def test_writes_fold_at_geometrically_growing_sizes(tmp_path, monkeypatch) -> None:
-    """A fold rewrites the whole table: folding every N rows would cost n / N rewrites of a
-    table of n rows; folds at sizes growing fourfold cost a bounded number of passes per row."""
+def test_writes_fold_every_so_many_rows_and_leave_the_vector_index(tmp_path, monkeypatch) -> None:
+    """A fold touches only what was written since the last one (test_lancedb_bounded.py), so
+    folds come every _OPTIMIZE_ROWS rows; neither they nor close build the vector index."""
     from ragloom_lancedb import store as module
 
     monkeypatch.setattr(module, "_OPTIMIZE_ROWS", 10)
@@ -431,12 +431,11 @@ def test_writes_fold_at_geometrically_growing_sizes(tmp_path, monkeypatch) -> No
 
     monkeypatch.setattr(module.LanceDBStore, "_optimize", spy)
     with LanceDBStore(tmp_path, vector_index_rows=None) as store:
-        for n in range(16):
+        for n in range(15):
             doc = f"d{n}"
             store.write([IndexedDocument(doc, "1", [
                 chunk(doc, i, f"text {n} {i}", [1.0, float(i), 0.0]) for i in range(5)
             ])])
-        # then at 160 rows; the vector index is left to close and optimize
-        assert folded_at == [(10, False), (40, False)]
-        assert len(store.chunks()) == 16
-    assert folded_at[-1] == (80, True)  # close folded the tail and saw to the vector index
+        assert folded_at == [(rows, False) for rows in range(10, 80, 10)]
+        assert len(store.chunks()) == 15
+    assert folded_at[-1] == (75, False)  # close folded the tail, without the vector index

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..searcher import DEFAULT_INDEX, DEFAULT_STORE, open_index
+from ..searcher import DEFAULT_INDEX, DEFAULT_STORE, index_exists, open_index
 from ._app import EXIT_OK, EXIT_USAGE, error
 
 __all__ = [
@@ -80,7 +80,7 @@ def info(index_path: str, as_json: bool) -> int:
     finds damage."""
     from ..collection import list_collections
 
-    if not os.path.exists(index_path):
+    if not index_exists(index_path):
         if as_json:
             click.echo(json.dumps({"location": index_path, "exists": False, "documents": 0,
                                    "chunks": 0, "dimension": None, "collections": []}))
@@ -113,7 +113,9 @@ def info(index_path: str, as_json: bool) -> int:
                 f"  dimension: {details.dimension if details.dimension else 'none (text only)'}"
             )
         if properties.get("root"):
-            click.echo(f"  root: {properties['root']} (relative to the index folder)")
+            root = str(properties["root"])
+            where = "" if os.path.isabs(root) else " (relative to the index folder)"
+            click.echo(f"  root: {root}{where}")
         embedder = properties.get("embedder") or {}
         if embedder.get("name"):
             click.echo(f"  embedder: {embedder['name']}")
@@ -166,7 +168,7 @@ def check(index_path: str, repair: bool, wait: float) -> int:
     repairable. After --repair, `ragloom ingest` of the same files writes what was removed,
     and the index is then what a fresh build gives.
     """
-    if not os.path.exists(index_path):
+    if not index_exists(index_path):
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:
@@ -202,9 +204,12 @@ def check(index_path: str, repair: bool, wait: float) -> int:
 @index_option
 @wait_option
 def optimize(index_path: str, wait: float) -> int:
-    """Fold the index's small files together and into its search indexes, and remove old
-    versions and files left by interrupted writes (what a fresh build would hold)."""
-    if not os.path.exists(index_path):
+    """Fold the index's small files together, merge its search indexes' segments, build or
+    retrain the approximate vector index once the index is large enough (50,000 chunks:
+    `ragloom ingest` says when), and remove old versions and files left by interrupted
+    writes. Searches may run meanwhile. Ingest never does this whole-table work (its memory
+    stays bounded); run it after a large ingest."""
+    if not index_exists(index_path):
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:
@@ -219,7 +224,7 @@ def optimize(index_path: str, wait: float) -> int:
 @wait_option
 def clear(index_path: str, wait: float) -> int:
     """Remove every document from the index."""
-    if not os.path.exists(index_path):
+    if not index_exists(index_path):
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:

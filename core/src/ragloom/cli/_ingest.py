@@ -182,6 +182,10 @@ def _summary(report: IngestReport, command: str = "ingest") -> str:
     if report.routes is not None:
         lines.append(f"  {_routes_line(report.routes)}")
     lines += [f"  warning: {line}" for line in report.warnings]
+    if report.optimize is not None and report.index is not None:
+        lines.append(
+            f"  next: ragloom index optimize --index {report.index}  ({report.optimize})"
+        )
     for title, problems in (("skipped", report.skipped), ("failed items", report.failures)):
         if not problems:
             continue

@@ -519,6 +519,9 @@ class Ingestor:
                 if stale:
                     report.deleted = self.store.delete(stale)
             report.warnings.extend(run.warnings)
+            due = getattr(self.store, "optimize_due", None)
+            if callable(due):
+                report.optimize = due()
             if self.store is not None and self.fit_routes:
                 report.routes = refresh_routes(self.store, self.registry)
             if failures is not None:

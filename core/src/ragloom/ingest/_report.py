@@ -114,6 +114,9 @@ class IngestReport:
     #: routing; ``fitted``: whether this run fitted them; ``fit``: what held-out utterances
     #: measured). ``None`` without an index or when the index has no local folder.
     routes: dict[str, Any] | None = None
+    #: With an index: why ``ragloom index optimize`` is worth running now (the index has
+    #: outgrown exact vector search), else ``None``.
+    optimize: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -145,4 +148,5 @@ class IngestReport:
             "failures": [p.to_dict() for p in self.failures],
             "warnings": list(self.warnings),
             "routes": self.routes,
+            "optimize": self.optimize,
         }

@@ -29,6 +29,7 @@ from ragloom.stores import (
     StoreInfo,
 )
 
+from ._place import ObjectFolder, remote_uri, storage_options, writer_lock_path
 from ._where import condition_sql, metadata_tokens, sql_string
 
 if TYPE_CHECKING:
@@ -77,20 +78,24 @@ _DOCUMENT_COLUMNS = ("document_id", "fingerprint", "chunks")
 UNFINISHED = ""
 
 _IN_LIST = 2000  # document ids per ``IN (...)`` predicate
-# Folding (LanceDB's optimize: compaction, then new rows into the indexes) rewrites small files
-# into large ones, which costs about as much as the table is big; text search reads rows that
-# are not in the full-text index one by one (about 10 ms per 1,000 rows). A write folds once the
-# writes since the last fold add up (rows, plus _COMMIT_ROWS per commit) to _OPTIMIZE_ROWS and
-# to _FOLD_GROWTH times the rows the table held at that fold: folds come at geometrically
-# growing sizes, so their cost stays proportional to the rows written (folding every 100k rows
-# would rewrite a table of n rows n / 100k times). These folds leave the approximate vector
-# index alone (building it reads every vector: it is built or retrained by close and optimize,
-# once per ingest). Close folds when the index misses more than _FOLD_TAIL rows, so that
-# re-ingesting a few files does not rewrite the table.
+_READ_BATCH = 16_384  # rows per batch where a whole column is read
+# Folding joins the small files of recent writes into files of at most _FRAGMENT_ROWS rows and
+# adds their rows to the indexes; text search reads rows that are not in the full-text index one
+# by one (about 10 ms per 1,000 rows). A write folds once the writes since the last fold add up
+# (rows, plus _COMMIT_ROWS per commit) to _OPTIMIZE_ROWS. What a fold does is bounded by what
+# was written since the last one, never by the table: files already _FRAGMENT_ROWS long are not
+# rewritten (Lance's compaction holds a whole output file: one of 80k rows of 256 dimensions
+# peaked 80 MB above one of 20k, one of 10k rows stayed flat), and the new rows go into new
+# segments of the indexes instead of being merged into the old ones (merging rewrites the whole
+# full-text index: +180 MB to add 20k rows to 160k, +100 MB as a new segment). Merging the
+# segments and the approximate vector index (which reads every vector) are left to optimize(),
+# which ingest never calls. Close folds when the index misses more than _FOLD_TAIL rows, so that
+# re-ingesting a few files does not fold.
 _OPTIMIZE_ROWS = 100_000
 _OPTIMIZE_COMMITS = 200
 _COMMIT_ROWS = _OPTIMIZE_ROWS // _OPTIMIZE_COMMITS
-_FOLD_GROWTH = 3
+_FRAGMENT_ROWS = 10_000
+_FOLD_CACHE = 16 << 20
 _FOLD_TAIL = 2_000
 #: Chunk rows from which a fold builds an approximate vector index (IVF, exact distances inside
 #: the partitions it probes): an exact search reads every vector, ~40 ms per 100k of 256
@@ -153,7 +158,8 @@ def _mode_allows_writes(path: Path) -> bool:
 
 
 class LanceDBStore(Store):
-    """A :class:`~ragloom.stores.Store` in a local LanceDB directory (embedded, no server).
+    """A :class:`~ragloom.stores.Store` in a LanceDB directory (embedded, no server): a local
+    folder, or a prefix in object storage (``s3://bucket/path``; see **Object storage**).
 
     Two tables live in ``path``: ``table`` holds one row per chunk (its id, document id,
     lineage, content, content format, metadata as JSON, the metadata's ``where`` tokens and
@@ -169,19 +175,20 @@ class LanceDBStore(Store):
     again, which deletes whatever half of them was there. :meth:`delete` marks, deletes the
     chunks, then the document rows, with the same guarantee. Batches of a few thousand chunks
     per call are the efficient unit: every call makes new small files, which the store folds
-    together and into its indexes (:meth:`optimize`) once the writes since the last fold reach
-    100k rows (a commit counting as 500) and three times the table's size at that fold (so a
-    table is folded at 100k, 400k, 1.6M... rows: folding costs a bounded number of passes over
-    each row, not one per 100k rows written), and on :meth:`close` when the full-text index
-    misses more than 2,000 rows. Folds during writes leave the approximate vector index (see
-    below) to :meth:`close` and :meth:`optimize`. Folding rewrites the table's files (about
-    2 s for 100k chunks of 256 dimensions), and text search reads rows the index misses one
-    by one (about 10 ms per 1,000), hence the threshold.
+    once the writes since the last fold reach 100k rows (a commit counting as 500), and on
+    :meth:`close` when the full-text index misses more than 2,000 rows (text search reads
+    rows the index misses one by one, about 10 ms per 1,000). A fold touches only what was
+    written since the last one: the new small files are joined into files of at most about
+    10k rows (files already that long are never rewritten), and the new rows go into new
+    segments of the full-text and metadata indexes. So neither its time nor its memory grows
+    with the table. Merging those segments and the approximate vector index (see below) are
+    :meth:`optimize`'s, which ingest never calls (:meth:`optimize_due` says when it is
+    worth running).
 
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
-    table holds ``vector_index_rows`` chunks (50,000 by default); from then on, each fold by
-    :meth:`close` or :meth:`optimize` makes sure an approximate index exists: IVF_FLAT,
+    table holds ``vector_index_rows`` chunks (50,000 by default) and :meth:`optimize` has
+    run; from then on an approximate index exists: IVF_FLAT,
     ``round(sqrt(rows) / 4)`` partitions of exact vectors, retrained when the table has grown
     enough to want twice as many partitions. A search then reads the ``vector_nprobes``
     partitions nearest to the query (default: a quarter of them, at least 20): scores stay
@@ -217,16 +224,28 @@ class LanceDBStore(Store):
     that is not JSON, an empty fingerprint, one document twice in a call) raises
     :class:`~ragloom.errors.InvalidInputError` before anything is written.
 
-    **Memory.** A write holds its batch's rows; after every write and fold the C heap's free
-    pages go back to the OS. Folds and the vector index build work on the whole table: with
-    lancedb 0.40 building the IVF index holds every vector (about 1.7 KB per chunk of 256
-    dimensions), so a large first ingest peaks at close.
+    **Memory.** A write holds its batch's rows, a fold what was written since the last one;
+    after every write and fold the C heap's free pages go back to the OS. Only
+    :meth:`optimize` works on the whole table: merging the index segments, and building the
+    IVF index, which with lancedb 0.40 holds every vector (about 1.7 KB per chunk of 256
+    dimensions).
 
     **Reading without LanceDB.** Where Lance's package is installed (the ``lance`` extra), a
     store that has not written reads through Lance and never imports lancedb (seconds of
     start-up): searches, :meth:`chunks`, :meth:`fingerprints` and the dimension. Its searches
     read the newest whole version: while another process's write is half done, they keep
     the version before it (see :meth:`read_version`).
+
+    **Object storage.** ``path`` may be a URI (``s3://``, also ``gs://``, ``az://``, passed to
+    Lance as they are; only S3 is tested). Credentials and region come from the usual
+    environment variables, read by Lance itself (``AWS_ACCESS_KEY_ID``,
+    ``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_REGION``...); an S3-compatible
+    server's endpoint from ``AWS_ENDPOINT_URL_S3`` or ``AWS_ENDPOINT_URL`` (plain HTTP is
+    allowed when that URL says ``http://``). :meth:`properties` is an object beside the
+    tables. The writer lock is a local file named after the URI (in
+    ``~/.cache/ragloom/locks``): it keeps writers on one machine apart, not writers on two
+    machines: run one ingest of a bucket's index at a time. :attr:`path` is ``None`` and
+    :attr:`uri` the URI.
 
     **Writers and readers.** A handle that writes (or calls :meth:`lock`) first takes the
     store's writer lock (an OS file lock on ``ragloom-writer.lock`` in the directory, released
@@ -309,7 +328,19 @@ class LanceDBStore(Store):
         self.vector_weight = float(vector_weight)
         self.vector_index_rows = vector_index_rows
         self.vector_nprobes = vector_nprobes
-        self.path = Path(path).expanduser()
+        try:
+            remote = remote_uri(os.fspath(path))
+        except ValueError as exc:
+            raise InvalidInputError(str(exc)) from None
+        #: The store's local folder (``None``: the store is in object storage, see ``uri``).
+        local = os.fspath(path)
+        if local.startswith("file://"):
+            local = local.removeprefix("file://")
+        self.path: Path | None = None if remote is not None else Path(local).expanduser()
+        #: Where the store is: its local folder, or the URI of its prefix in object storage.
+        self.uri = remote if remote is not None else str(self.path)
+        self._folder = ObjectFolder(remote) if remote is not None else None
+        self._options = storage_options(remote) if remote is not None else {}
         self.table = table
         self.hybrid_k = hybrid_k
         self.hybrid_candidates = hybrid_candidates
@@ -321,7 +352,6 @@ class LanceDBStore(Store):
         self._closed = False
         self._pending_rows = 0
         self._pending_commits = 0
-        self._folded_rows = 0  # chunk rows at this handle's last fold
         self._text_indexed = False
         self._dimension: int | None = None  # read from the schema once the table is open
         self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
@@ -340,11 +370,11 @@ class LanceDBStore(Store):
 
     @property
     def location(self) -> str:
-        return str(self.path)
+        return self.uri
 
     def config(self) -> Mapping[str, Any]:
         return {
-            "path": str(self.path),
+            "path": self.uri,
             "table": self.table,
             "hybrid_fusion": self.hybrid_fusion,
             "vector_weight": self.vector_weight,
@@ -356,7 +386,7 @@ class LanceDBStore(Store):
         }
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(path={str(self.path)!r}, table={self.table!r})"
+        return f"{type(self).__name__}(path={self.uri!r}, table={self.table!r})"
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -377,7 +407,30 @@ class LanceDBStore(Store):
             raise StoreError(f"LanceDB store at {self.location} is closed")
 
     def _table_dir(self, name: str) -> Path:
+        assert self.path is not None, "a local store's folder"
         return self.path / f"{name}.lance"
+
+    def _table_uri(self, name: str) -> str:
+        return f"{self.uri}/{name}.lance"
+
+    def _table_exists(self, name: str) -> bool:
+        if self._folder is not None:
+            with self._guard(f"look for table {name!r}"):
+                return self._folder.exists(f"{name}.lance/_versions")
+        return self._table_dir(name).exists()
+
+    def exists(self) -> bool:
+        """Whether the store exists (its folder, or objects under its URI)."""
+        if self._folder is not None:
+            with self._guard("look for the store"):
+                return self._folder.exists()
+        assert self.path is not None
+        return self.path.exists()
+
+    def _check_folder(self) -> None:
+        """A local store's path must be a folder where it exists."""
+        if self.path is not None and self.path.exists() and not self.path.is_dir():
+            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
 
     def _connect(self, create: bool) -> Any:
         """The LanceDB connection, or ``None`` when the store does not exist and ``create``
@@ -385,22 +438,27 @@ class LanceDBStore(Store):
         self._check_open()
         if self._db is not None:
             return self._db
-        if self.path.exists() and not self.path.is_dir():
-            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
-        if not self.path.exists():
+        self._check_folder()
+        if not self.exists():
             if not create:
                 return None
             self._check_writable()
-            with self._guard("create the store directory"):
-                self.path.mkdir(parents=True, exist_ok=True)
+            if self.path is not None:
+                with self._guard("create the store directory"):
+                    self.path.mkdir(parents=True, exist_ok=True)
         import lancedb
 
         with self._guard("open the store"):
             # Reads check for versions committed by other processes.
-            self._db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+            self._db = lancedb.connect(
+                self.uri, read_consistency_interval=timedelta(0),
+                storage_options=self._options or None,
+            )
         return self._db
 
     def _check_writable(self) -> None:
+        if self.path is None:
+            return  # object storage: a write refused by the server raises a StoreError
         target = self.path
         while not target.exists():
             if target.parent == target:
@@ -423,7 +481,7 @@ class LanceDBStore(Store):
 
     def _open(self, name: str) -> Any:
         db = self._db
-        if db is None or not self._table_dir(name).exists():
+        if db is None or not self._table_exists(name):
             return None
         with self._guard(f"open table {name!r}"):
             table = db.open_table(name)
@@ -456,15 +514,15 @@ class LanceDBStore(Store):
         Only used when Lance's own package (``pylance``) is installed; lancedb does not
         require it, and without it the tables are opened through LanceDB."""
         self._check_open()
-        if self.path.exists() and not self.path.is_dir():
-            raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
-        root = self._table_dir(name)
-        if not root.exists():
+        self._check_folder()
+        if not self._table_exists(name):
             return None
         import lance
 
         with self._guard(f"open table {name!r}"):
-            dataset = lance.dataset(str(root))
+            dataset = lance.dataset(
+                self._table_uri(name), storage_options=self._options or None
+            )
             schema = dataset.schema
         self._check_schema(name, schema)
         return dataset
@@ -774,7 +832,7 @@ class LanceDBStore(Store):
             if self._chunks is not None:
                 self._ensure_indexes()
                 due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
-                if due >= max(_OPTIMIZE_ROWS, _FOLD_GROWTH * self._folded_rows):
+                if due >= _OPTIMIZE_ROWS:
                     self._optimize(vectors=False)
                 else:
                     _release_memory()
@@ -859,21 +917,30 @@ class LanceDBStore(Store):
             self._text_indexed = True
 
     def _optimize(self, vectors: bool = True) -> None:
-        """Fold small files together and new rows into the indexes (LanceDB's optimize;
-        versions older than its default week are removed); with ``vectors``, also build or
-        retrain the approximate vector index when the table has grown enough for it."""
+        """Fold small files together (into files of at most ``_FRAGMENT_ROWS`` rows) and new
+        rows into the indexes. Without ``vectors`` (a fold during ingest) the new rows become
+        new index segments, so the fold's memory is bounded by what was written since the
+        last one; with ``vectors`` (:meth:`optimize`) the segments are merged and the
+        approximate vector index is built or retrained when the table has grown enough."""
         with self._guard("optimize the tables"):
             if self._chunks is not None:
-                self._chunks.optimize()
+                # one dataset, with small caches: what it reads is read once
+                dataset = self._chunks.to_lance(
+                    index_cache_size_bytes=_FOLD_CACHE, metadata_cache_size_bytes=_FOLD_CACHE
+                )
+                dataset.optimize.compact_files(
+                    target_rows_per_fragment=_FRAGMENT_ROWS, num_threads=1
+                )
+                # 0: the new rows as a segment of their own; else every segment merged
+                dataset.optimize.optimize_indices(num_indices_to_merge=1 << 20 if vectors else 0)
+                del dataset
+                self._chunks.checkout_latest()
             if self._documents is not None:
                 self._documents.optimize()
         self._pending_rows = 0
         self._pending_commits = 0
-        if self._chunks is not None:
-            if vectors:
-                self._ensure_vector_index(self._chunks)
-            with self._guard("count the rows"):
-                self._folded_rows = self._chunks.count_rows()
+        if self._chunks is not None and vectors:
+            self._ensure_vector_index(self._chunks)
         _release_memory()
 
     def _vector_partitions(self, chunks: Any) -> int | None:
@@ -886,18 +953,55 @@ class LanceDBStore(Store):
                 return int(count)
         return None
 
-    def _ensure_vector_index(self, chunks: Any) -> None:
-        """Build (or retrain) the approximate vector index when the table is large enough."""
+    def _vector_index_due(
+        self, chunks: Any, current: int | None = None
+    ) -> tuple[int, int | None, int] | None:
+        """(rows, partitions now, partitions wanted) when the approximate vector index should
+        be built or retrained, else ``None`` (``current``: the partitions, when known)."""
         if self.vector_index_rows is None:
-            return
+            return None
         with self._guard("count the rows"):
             rows = chunks.count_rows()
         if rows < self.vector_index_rows:
-            return
+            return None
         wanted = max(2, round(math.sqrt(rows) / 4))
-        current = self._vector_partitions(chunks)
+        if current is None and not _is_dataset(chunks):
+            current = self._vector_partitions(chunks)
         if current is not None and wanted < 2 * current:
-            return  # the fold added the new rows to the index's partitions
+            return None  # folds add new rows to the index's partitions
+        return rows, current, wanted
+
+    def optimize_due(self) -> str | None:
+        """Why :meth:`optimize` is worth running now (``ragloom ingest`` recommends it), or
+        ``None``: the table has reached ``vector_index_rows`` chunks without an approximate
+        vector index, or has grown enough since it was built to want twice its partitions.
+        Ingest never builds that index itself (building it reads every vector)."""
+        with self._lock:
+            snapshot = self._snapshot()  # through Lance alone when this handle has not written
+            if snapshot is not None:
+                due = self._vector_index_due(snapshot.chunks, snapshot.partitions)
+            else:
+                chunks = self._tables()[0]
+                due = None if chunks is None else self._vector_index_due(chunks)
+        if due is None:
+            return None
+        rows, current, _ = due
+        if current is None:
+            return (
+                f"{rows:,} chunks are searched exactly by vector: an approximate vector index "
+                f"pays off from {self.vector_index_rows:,}"
+            )
+        return (
+            f"the approximate vector index was trained on far fewer than the {rows:,} chunks "
+            "held now: retrain it"
+        )
+
+    def _ensure_vector_index(self, chunks: Any) -> None:
+        """Build (or retrain) the approximate vector index when the table is large enough."""
+        due = self._vector_index_due(chunks)
+        if due is None:
+            return
+        _, _, wanted = due
         from lancedb.index import IvfFlat
 
         name = f"{_VECTOR_INDEX_PREFIX}{wanted}"
@@ -985,14 +1089,14 @@ class LanceDBStore(Store):
             self._check_open()
             if self._writer is not None:
                 return
-            if self.path.exists() and not self.path.is_dir():
-                raise StoreError(f"LanceDB store at {self.location}: the path is not a directory")
+            self._check_folder()
             self._check_writable()
+            lock = self._lock_path()
             with self._guard("create the store directory"):
-                self.path.mkdir(parents=True, exist_ok=True)
+                lock.parent.mkdir(parents=True, exist_ok=True)
             from filelock import FileLock, Timeout
 
-            writer = FileLock(str(self.path / LOCK_FILE), is_singleton=False)
+            writer = FileLock(str(lock), is_singleton=False)
             try:
                 writer.acquire(timeout=0)
             except Timeout:
@@ -1017,13 +1121,21 @@ class LanceDBStore(Store):
             + "; try again when it has finished (or let this one wait longer: --wait SECONDS)"
         )
 
+    def _lock_path(self) -> Path:
+        """The file writers lock: in the store's folder, or for a store in object storage a
+        local file named after its URI (see :func:`ragloom_lancedb._place.writer_lock_path`)."""
+        if self.path is None:
+            return writer_lock_path(self.uri)
+        return self.path / LOCK_FILE
+
     def _held_elsewhere(self) -> bool:
         """Whether another process holds the writer lock now (never waits)."""
-        if self._writer is not None or not (self.path / LOCK_FILE).exists():
+        lock = self._lock_path()
+        if self._writer is not None or not lock.exists():
             return False
         from filelock import FileLock, Timeout
 
-        probe = FileLock(str(self.path / LOCK_FILE), is_singleton=False)
+        probe = FileLock(str(lock), is_singleton=False)
         try:
             probe.acquire(timeout=0)
         except Timeout:
@@ -1039,15 +1151,25 @@ class LanceDBStore(Store):
             self._writer = None
 
     def properties(self) -> dict[str, Any]:
-        """The JSON record kept beside the tables (empty when there is none)."""
-        path = self.path / PROPERTIES_FILE
+        """The JSON record kept beside the tables (empty when there is none): a file in the
+        store's folder, or an object under its URI."""
+        path: Path | str
         try:
-            text = path.read_text(encoding="utf-8")
+            if self._folder is not None:
+                path = f"{self.uri}/{PROPERTIES_FILE}"
+                data = self._folder.read(PROPERTIES_FILE)
+                if data is None:
+                    return {}
+                text = data.decode("utf-8", errors="replace")
+            else:
+                assert self.path is not None
+                path = self.path / PROPERTIES_FILE
+                text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {}
         except OSError as exc:
             raise StoreError(
-                f"LanceDB store at {self.location}: cannot read {path}: {exc}"
+                f"LanceDB store at {self.location}: cannot read {PROPERTIES_FILE}: {exc}"
             ) from None
         try:
             data = json.loads(text)
@@ -1066,14 +1188,17 @@ class LanceDBStore(Store):
         with self._lock:
             self.take_writer_lock()
             merged = {**self.properties(), **dict(values)}
+            text = json.dumps(merged, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+            if self._folder is not None:
+                with self._guard("record the index's properties"):
+                    self._folder.write(PROPERTIES_FILE, text.encode("utf-8"))
+                return
+            assert self.path is not None
             path = self.path / PROPERTIES_FILE
             temporary = path.with_name(f".{PROPERTIES_FILE}.{os.getpid()}.tmp")
             with self._guard("record the index's properties"):
                 try:
-                    temporary.write_text(
-                        json.dumps(merged, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
-                        encoding="utf-8",
-                    )
+                    temporary.write_text(text, encoding="utf-8")
                     os.replace(temporary, path)
                 finally:
                     temporary.unlink(missing_ok=True)
@@ -1114,7 +1239,7 @@ class LanceDBStore(Store):
         unreadable = False
         with self._lock:
             busy = self._held_elsewhere()
-            if not self.path.exists():
+            if not self.exists():
                 return StoreCheck(self.location, busy=busy, full=full)
             try:
                 self.properties()
@@ -1157,7 +1282,7 @@ class LanceDBStore(Store):
             elif any(count > 0 for _, count in recorded.values()):
                 problems.append(
                     f"LanceDB store at {self.location}: the chunks table is missing "
-                    f"({self._table_dir(self.table)})"
+                    f"({self._table_uri(self.table)})"
                 )
             if not unreadable:
                 unfinished = sorted(d for d, (f, _c) in recorded.items() if f == UNFINISHED)
@@ -1262,12 +1387,10 @@ class LanceDBStore(Store):
     def _drop_unreadable(self) -> list[str]:
         """Drop the tables whose data cannot be read, and the documents that lose their
         chunks with them."""
-        import shutil
-
         lost_chunks = lost_documents = False
+        options = self._options or None
         for name in (self.table, self._documents_table):
-            root = self._table_dir(name)
-            if not root.exists():
+            if not self._table_exists(name):
                 lost_chunks |= name == self.table
                 continue
             try:
@@ -1275,29 +1398,39 @@ class LanceDBStore(Store):
                     if _has_lance():
                         import lance
 
-                        lance.dataset(str(root)).to_table()
+                        lance.dataset(self._table_uri(name), storage_options=options).to_table()
                     else:
                         import lancedb
 
-                        lancedb.connect(str(self.path)).open_table(name).to_arrow()
+                        lancedb.connect(self.uri, storage_options=options).open_table(
+                            name
+                        ).to_arrow()
             except StoreError:
                 with self._guard(f"remove the damaged table {name!r}"):
-                    shutil.rmtree(root)
+                    self._remove_table(name)
                 lost_chunks |= name == self.table
                 lost_documents |= name == self._documents_table
         self._chunks = self._documents = self._db = None
         self._text_indexed = False
         self._dimension = None
         self._partitions = None
-        if lost_documents and self._table_dir(self.table).exists():
+        if lost_documents and self._table_exists(self.table):
             with self._guard("remove the chunks of unknown documents"):
-                shutil.rmtree(self._table_dir(self.table))
+                self._remove_table(self.table)
         if lost_chunks and not lost_documents:
             documents = self._tables()[1]
             if documents is not None:
                 with self._guard("delete the documents whose chunks were lost"):
                     documents.delete("chunks > 0 OR fingerprint = ''")
         return ["*"]
+
+    def _remove_table(self, name: str) -> None:
+        if self._folder is not None:
+            self._folder.remove(f"{name}.lance")
+        else:
+            import shutil
+
+            shutil.rmtree(self._table_dir(name))
 
     def _cleanup(self) -> None:
         """Remove old versions and files no version uses (a crashed writer's): only with the
@@ -1397,28 +1530,27 @@ class LanceDBStore(Store):
             found.setdefault(document, {}).update(dict.fromkeys(values))
         return {document: list(values) for document, values in sorted(found.items())}
 
-    def _chunk_values(self, key: str) -> list[tuple[str, list[str]]]:
-        """Each chunk's document id and string values of the metadata key ``key``."""
+    def _chunk_values(self, key: str) -> Iterator[tuple[str, list[str]]]:
+        """Each chunk's document id and string values of the metadata key ``key``, read in
+        batches: what the caller keeps grows with the documents and values, not the chunks
+        (``ragloom ingest`` fits its routes from them after every run)."""
         if not isinstance(key, str) or not key:
             raise InvalidInputError(f"key must be a metadata key, got {key!r}")
         chunks, _ = self._tables()
         if chunks is None:
-            return []
-        with self._guard("read the metadata"):
-            table = (
-                chunks.search().select(["document_id", "where_tokens"]).limit(None).to_arrow()
-            )
+            return
         prefix = f"{len(key)}:{key}=s"
-        return [
-            (document, list(dict.fromkeys(
-                t[len(prefix):] for t in tokens or () if t.startswith(prefix)
-            )))
-            for document, tokens in zip(
-                table.column("document_id").to_pylist(),
-                table.column("where_tokens").to_pylist(),
-                strict=True,
-            )
-        ]
+        with self._guard("read the metadata"):
+            dataset = chunks if _is_dataset(chunks) else chunks.to_lance()
+            for batch in dataset.to_batches(
+                columns=["document_id", "where_tokens"], batch_size=_READ_BATCH
+            ):
+                for document, tokens in zip(
+                    batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True
+                ):
+                    yield document, list(dict.fromkeys(
+                        t[len(prefix):] for t in tokens or () if t.startswith(prefix)
+                    ))
 
     def fingerprints(self) -> dict[str, str]:
         with self._lock:
@@ -1447,7 +1579,10 @@ class LanceDBStore(Store):
         with self._guard("count the rows"):
             n_docs = documents.count_rows() if documents is not None else 0
             n_chunks = chunks.count_rows() if chunks is not None else 0
-            details: dict[str, Any] = {"table": self.table, "path": str(self.path.resolve())}
+            details: dict[str, Any] = {
+                "table": self.table,
+                "path": self.uri if self.path is None else str(self.path.resolve()),
+            }
             if chunks is not None:
                 details["version"] = chunks.version
                 details["indexes"] = sorted(i.name for i in chunks.list_indices())
@@ -1661,7 +1796,11 @@ class LanceDBStore(Store):
     # -- lifetime ---------------------------------------------------------------------------
 
     def optimize(self) -> None:
-        """Fold every write so far into large files and the indexes now."""
+        """Fold every write so far, merge the index segments folds made, build (or retrain)
+        the approximate vector index once the table has ``vector_index_rows`` chunks, and
+        remove old versions. The one operation that works on the whole table (its memory
+        grows with it); readers keep searching meanwhile and see the result at their next
+        search."""
         with self._lock:
             chunks, documents = self._tables()
             if chunks is None and documents is None:
@@ -1677,7 +1816,7 @@ class LanceDBStore(Store):
         if self._chunks is None:
             return 0
         with self._guard("read the index statistics"):
-            stats = self._chunks.index_stats("content_idx")
+            stats = self._chunks.index_stats(f"{_TEXT_COLUMN}_idx")
         return int(stats.num_unindexed_rows) if stats is not None else self._chunks.count_rows()
 
     def close(self) -> None:
@@ -1697,7 +1836,8 @@ class LanceDBStore(Store):
                             self._pending_commits >= _OPTIMIZE_COMMITS
                             or self._unindexed() > _FOLD_TAIL
                         ):
-                            self._optimize()
+                            # the vector index is left to optimize(): see the class
+                            self._optimize(vectors=False)
                 self._cleanup()
             finally:
                 self._unlock()

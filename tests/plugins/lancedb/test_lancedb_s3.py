@@ -1,0 +1,167 @@
+"""An index in object storage: ``--index s3://bucket/path`` against an S3-compatible server.
+
+The server is moto's, in server mode on loopback (a real HTTP server speaking the S3 API,
+started here on a free port): Lance, LanceDB and pyarrow talk to it as to any S3 endpoint,
+with the credentials and the endpoint from the usual environment variables. The commands run
+in process (``ragloom.cli.main``): what is tested is the store, not the entry point.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ragloom_text")
+pytest.importorskip("ragloom_semantic")
+pytest.importorskip("ragloom_lancedb")
+moto_server = pytest.importorskip("moto.server")
+
+SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-docs"
+BUCKET = "ragloom-index"
+
+pytestmark = pytest.mark.xdist_group("lancedb-s3")
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    import logging
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3(endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> object:
+    """A fresh bucket on the server, and the environment that points clients at it."""
+    import boto3
+
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3", "AWS_ALLOW_HTTP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-home"))
+    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+    client.create_bucket(Bucket=BUCKET)
+    yield client
+    listed = client.list_objects_v2(Bucket=BUCKET).get("Contents", [])
+    for item in listed:
+        client.delete_object(Bucket=BUCKET, Key=item["Key"])
+    client.delete_bucket(Bucket=BUCKET)
+
+
+def _keys(client: object) -> list[str]:
+    listed = client.list_objects_v2(Bucket=BUCKET).get("Contents", [])  # type: ignore[attr-defined]
+    return sorted(item["Key"] for item in listed)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    from ragloom.cli import main
+
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_ingest_sync_search_and_info_round_trip_through_an_s3_bucket(
+    s3: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ragloom_lancedb import LanceDBStore
+
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE, docs)
+    index = f"s3://{BUCKET}/teams/wiki"
+
+    status, out, err = _run(capsys, "index", "info", "--index", index, "--json")
+    assert status == 0, err
+    assert json.loads(out)["exists"] is False
+
+    status, out, err = _run(capsys, "ingest", str(docs), "--index", index, "--no-cache", "--json")
+    assert status == 0, err
+    first = json.loads(out)
+    assert first["documents"] >= 6 and first["chunks"] > 0
+    keys = _keys(s3)
+    # the tables and the root record are objects in the bucket, nothing is in the local folder
+    assert "teams/wiki/ragloom-index.json" in keys
+    assert any(k.startswith("teams/wiki/chunks.lance/_versions/") for k in keys)
+    assert any(k.startswith("teams/wiki/chunks_documents.lance/") for k in keys)
+    assert not (tmp_path / "s3:").exists()
+    record = json.loads(s3.get_object(  # type: ignore[attr-defined]
+        Bucket=BUCKET, Key="teams/wiki/ragloom-index.json"
+    )["Body"].read())
+    assert record["root"] == str(docs)  # absolute: a bucket is no folder beside the files
+    assert record["embedder"]["name"]
+
+    # one file edited, one removed: --sync writes the one and deletes the other
+    (docs / "wordcount.py").unlink()
+    guide = docs / "guides" / "caching.md"
+    guide.write_text(
+        guide.read_text(encoding="utf-8")
+        + "\n\n## Buckets\n\nThe zanzibar quokka index lives in object storage.\n",
+        encoding="utf-8",
+    )
+    status, out, err = _run(
+        capsys, "ingest", str(docs), "--index", index, "--sync", "--no-cache", "--json"
+    )
+    assert status == 0, err
+    second = json.loads(out)
+    assert second["deleted"] == 1 and second["indexed"] == 1, second
+
+    with LanceDBStore(index) as store:
+        prints = store.fingerprints()
+        assert "wordcount.py" not in prints and "guides/caching.md" in prints
+        assert store.location == index and store.path is None
+        found = store.search(text="zanzibar quokka", top_k=1)
+        assert found and found[0].chunk.parent_id == "guides/caching.md"
+        text = (docs / "guides" / "caching.md").read_text(encoding="utf-8")
+        chunk = found[0].chunk
+        assert text[chunk.start : chunk.end] == chunk.content
+
+    status, out, err = _run(
+        capsys, "search", "Where does the zanzibar quokka index live?", "--index", index,
+        "--json",
+    )
+    assert status == 0, err
+    passages = json.loads(out)["passages"]
+    assert passages[0]["document_id"] == "guides/caching.md"
+
+    status, out, err = _run(capsys, "index", "info", "--index", index, "--json")
+    assert status == 0, err
+    info = json.loads(out)
+    assert info["exists"] is True and info["location"] == index
+    assert info["documents"] == first["documents"] - 1
+    assert info["root"] == str(docs)
+    assert info["check"]["ok"] is True
+
+    status, out, err = _run(capsys, "index", "optimize", "--index", index)
+    assert status == 0, err
+    status, out, err = _run(capsys, "index", "check", "--index", index)
+    assert status == 0, err + out
+
+
+def test_a_missing_bucket_or_a_bad_uri_is_a_clear_error(
+    s3: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = _run(capsys, "search", "cache", "--index", f"s3://{BUCKET}/nothing-here")
+    assert status == 2, err
+    assert "no index at s3://" in err and "Traceback" not in err
+    status, _, err = _run(capsys, "index", "info", "--index", "ftp://host/index")
+    assert status == 2, err
+    assert "object storage" in err and "Traceback" not in err
+    status, _, err = _run(
+        capsys, "ingest", str(SAMPLE / "faq.html"), "--index", "s3://no-such-bucket/ix",
+        "--no-cache",
+    )
+    assert status != 0 and "Traceback" not in err
+    assert "s3://no-such-bucket/ix" in err
