@@ -258,10 +258,11 @@ def _collections_of(searcher: Searcher) -> dict[str, list[str]] | None:
 
 
 def _routed(collections: list[str], plan: Sequence[Any]) -> bool:
-    """Whether a sub-query of ``plan`` was routed to one of ``collections`` (the decision's
-    collections when it names them, else its route)."""
+    """Whether a sub-query of ``plan`` was routed to one of ``collections``: its search was
+    restricted to it or boosted it (a best guess too close to call searched the whole index,
+    and a fallback names no collection)."""
     wanted = set(collections)
-    return any(wanted & set(r.collections or [r.route]) for r in plan if r.fallback_reason is None)
+    return any(wanted & set(r.collections or ()) for r in plan if r.retrieval is not None)
 
 
 def _shown(settings: SearchSettings) -> dict[str, Any]:
