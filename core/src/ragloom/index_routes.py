@@ -812,16 +812,16 @@ class CollectionRouter(Router):
         return ALL_COLLECTIONS
 
     def route_sync(self, query: str) -> RouteDecision:
-        whole = self._decide(query)
         # An ask often comes after a situation that it shares with the question's other asks
         # ("Our Debian server runs on UTC. In a SQLite query, how do I ...?"): the last
-        # sentence alone decides when it is confident enough to restrict the search.
+        # sentence alone decides when it is confident enough to restrict the search (the
+        # whole ask is scored only when it is not).
         ask = _last_sentence(query)
         if ask is not None:
             alone = self._decide(ask)
             if alone.retrieval == "restrict":
                 return alone
-        return whole
+        return self._decide(query)
 
     def _decide(self, query: str) -> RouteDecision:
         scores = self.router.scores(query)

@@ -13,8 +13,8 @@ from ..searcher import DEFAULT_INDEX, DEFAULT_STORE, index_exists, open_index
 from ._app import EXIT_OK, EXIT_USAGE, error
 
 __all__ = [
-    "DEFAULT_INDEX", "DEFAULT_STORE", "index", "index_option", "open_index", "wait_option",
-    "waiting",
+    "DEFAULT_INDEX", "DEFAULT_STORE", "index", "index_option", "open_index", "take_writer_lock",
+    "wait_option",
 ]
 
 #: Seconds a writer waits for another one by default.
@@ -43,8 +43,9 @@ def wait_option(func: Any) -> Any:
     )(func)
 
 
-def waiting(index_path: str) -> Any:
-    """The notice printed once when a writer has to wait for another one."""
+def take_writer_lock(store: Any, index_path: str) -> None:
+    """Make this process the writer of ``store`` (at ``index_path``), saying once on stderr
+    when it has to wait for another one."""
 
     def notice() -> None:
         click.echo(
@@ -53,7 +54,7 @@ def waiting(index_path: str) -> Any:
             err=True,
         )
 
-    return notice
+    store.take_writer_lock(on_wait=notice)
 
 
 @click.group("index")
@@ -175,7 +176,7 @@ def check(index_path: str, repair: bool, wait: float) -> int:
         if not repair:
             found = store.check(full=True)
         else:
-            store.take_writer_lock(on_wait=waiting(index_path))
+            take_writer_lock(store, index_path)
             found, removed = store.repair()
             from ..ingest._index import recorded_root
 
@@ -213,7 +214,7 @@ def optimize(index_path: str, wait: float) -> int:
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:
-        store.take_writer_lock(on_wait=waiting(index_path))
+        take_writer_lock(store, index_path)
         store.optimize()
     click.echo(f"optimized {index_path}")
     return EXIT_OK
@@ -228,7 +229,7 @@ def clear(index_path: str, wait: float) -> int:
         click.echo(f"no index at {index_path}")
         return EXIT_OK
     with open_index(index_path, wait=wait) as store:
-        store.take_writer_lock(on_wait=waiting(index_path))
+        take_writer_lock(store, index_path)
         removed = store.clear()
     click.echo(f"removed {removed} documents from {index_path}")
     return EXIT_OK

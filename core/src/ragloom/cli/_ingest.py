@@ -258,10 +258,10 @@ def run_ingest(settings: IngestSettings) -> int:
     shown = _shown(settings)
     try:
         if settings.index is not None:
-            from ._index import open_index, waiting
+            from ._index import open_index, take_writer_lock
 
             store = open_index(settings.index, wait=settings.wait)
-            store.take_writer_lock(on_wait=waiting(settings.index))
+            take_writer_lock(store, settings.index)
         with Ingestor(
             pipeline,
             chunk_size=settings.chunk_size,
