@@ -256,6 +256,55 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Cleanup day: dump a database to a text file",
         ],
     ),
+    # a question in parentheses stays inside its ask; the "and" after it still splits
+    (
+        "Cleaning up the build box: why does the cache keep growing (and how do I cap it), and "
+        "how do I prune old images?",
+        [
+            "Cleaning up the build box: why does the cache keep growing (and how do I cap it)?",
+            "Cleaning up the build box: how do I prune old images?",
+        ],
+    ),
+    # "one of our reports got slow" states something: it sets the scene of its question
+    (
+        "How do I archive old tickets? Also, one of our reports got slow; how do I see whether "
+        "it scans the whole table?",
+        [
+            "How do I archive old tickets?",
+            "One of our reports got slow; how do I see whether it scans the whole table?",
+        ],
+    ),
+    # a relative "that" after a plural noun and "as it was" refer to nothing before them
+    (
+        "How do I sandbox the worker, and which settings protect us from uploads that might be "
+        "crafted?",
+        [
+            "How do I sandbox the worker?",
+            "Which settings protect us from uploads that might be crafted?",
+        ],
+    ),
+    (
+        "What does the nightly job rebuild? Separately, how do I read a file as it was in an "
+        "old release?",
+        [
+            "What does the nightly job rebuild?",
+            "How do I read a file as it was in an old release?",
+        ],
+    ),
+    # an item with its own determiner keeps its noun: no "SSL host"
+    (
+        "How do I enable SSL and a virtual host in Apache?",
+        ["How do I enable SSL in Apache?", "How do I enable a virtual host in Apache?"],
+    ),
+    # questions apart (a semicolon, a sentence) whose reference no rule resolves: the first
+    # also stands alone, the rest stays with it
+    (
+        "How do I list running containers; how do I stop one?",
+        [
+            "How do I list running containers?",
+            "How do I list running containers; how do I stop one?",
+        ],
+    ),
 ]
 
 # One ask each, whatever "and", "or" or comma it holds.

@@ -343,7 +343,11 @@ def coordination_items(
             # a verb after the last object ends it: "let my mom and dad know my location"
             l_start = max(j for j in verbs if j + 1 < l_end) + 1
             r_end = r_max
-            later = _verbs(toks, r_start + 1, r_max)
+            # "and a virtual host in Apache": a verb-like word after the item's determiner
+            # and its modifiers is the item's noun
+            later = [
+                j for j in _verbs(toks, r_start + 1, r_max) if not _in_phrase(toks, r_start, j)
+            ]
             if later and not middles:
                 r_end, suffix_shared = later[0], True
         else:
@@ -508,6 +512,12 @@ def _shared_head(
     if len(right) < 2 or any(toks[j][3] & D for j in range(r_start, r_max)):
         return False
     return number or _class(toks[l_start][3]) == _class(toks[r_start][3])
+
+
+def _in_phrase(toks: list[Token], start: int, j: int) -> bool:
+    """Whether ``toks[j]`` ends the noun phrase opened by a determiner at ``start`` ("a
+    virtual host"): only modifiers without a part of speech stand between them."""
+    return bool(toks[start][3] & D) and all(not toks[k][3] for k in range(start + 1, j))
 
 
 def _verb_shaped(toks: list[Token], start: int, end: int) -> bool:

@@ -111,6 +111,8 @@ _REQUEST_START = re.compile(
     r"|^i(?:'m|\s+am)\s+(?:looking\s+for|wondering|curious)\b",
     re.IGNORECASE,
 )
+#: Words that, before "of", open a statement about some of a group, not a command.
+_QUANTIFIERS = lx.words("one some none all most many few several each both either neither half")
 _CLAUSE_JOINERS = frozenset(("and", "&", "but", "plus", "then"))
 #: Words skipped after a joiner before the next clause ("and then how", ", and afterwards how").
 _CONNECTIVES = frozenset(
@@ -281,8 +283,13 @@ def _clauses(toks: list[Token], length: int) -> list[tuple[int, int, frozenset[s
     begin, first = toks[0][1], 0
     cues: frozenset[str] = frozenset()
     n = len(toks)
+    depth = 0  # inside parentheses: "(and how do I reclaim the space)" stays in its ask
     for i, (low, start, _, _) in enumerate(toks):
-        if i == 0:
+        if low in ("(", "["):
+            depth += 1
+        elif low in (")", "]"):
+            depth = max(depth - 1, 0)
+        if i == 0 or depth:
             continue
         situation = False
         if low == ";":
@@ -367,6 +374,8 @@ def _command_at(toks: list[Token], i: int) -> bool:
         return True
     if flags or not low.isalpha() or low.endswith(("ing", "ed", "ly")):
         return False
+    if toks[i + 1][0] == "of" and low in _QUANTIFIERS:
+        return False  # "one of our reports got slow": a statement about some of them
     if low.endswith("s") and not low.endswith("ss"):
         return False
     nxt = toks[i + 1]
@@ -641,10 +650,17 @@ def _local_antecedent(clause: _Clause) -> bool:
         if low in _DEMONSTRATIVES and nxt in seen and inner:
             return True  # "grep an old release without checking that release out"
         seen.add(low)
-        opens = low in lx.SUBORDINATE_OPENERS
+        # "grep the source as it was": "as" before a pronoun opens a clause too
+        opens = low in lx.SUBORDINATE_OPENERS or (
+            low == "as" and k < len(toks) and bool(toks[k][3] & REF)
+        )
         if noun and (opens or (flags & PREP and nxt.endswith("ing"))):
             inner = True
-        elif flags & N or not flags & (B | D | P | V | AUX | PRON | T | WH):
+        elif (
+            flags & N
+            or not flags & (B | D | P | V | AUX | PRON | T | WH)
+            or (j > 0 and toks[j - 1][3] & D and not flags & (B | D | P))  # "a file"
+        ):
             noun = True
             plural = plural or (low.endswith("s") and not low.endswith("ss"))
     return False
@@ -669,12 +685,7 @@ def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:
         ):
             # "Also it seems switched off - how do I turn it on?": the scene itself refers
             # back; what to is not read: the questions stay together
-            body = text[prev.start : clause.end]
-            out[-1] = _Clause(
-                body, tokenize(body), prev.start, clause.end, prev.kind,
-                prev.asks or clause.asks, prev.new_topic, merged=True, prefix=prev.prefix,
-                ask=True,
-            )
+            _merge(out, text, clause)
             continue
         if (
             prev is not None
@@ -688,17 +699,31 @@ def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:
                 if named:
                     out.append(clause)
                     continue
-                body = text[prev.start : clause.end]
-                out[-1] = _Clause(
-                    body, tokenize(body), prev.start, clause.end, prev.kind,
-                    prev.asks or clause.asks, prev.new_topic, merged=True, prefix=prev.prefix,
-                    ask=True,
-                )
+                _merge(out, text, clause)
                 continue
             if resolved != clause.text:
                 clause.text, clause.toks = resolved, tokenize(resolved)
         out.append(clause)
     return out
+
+
+def _merge(out: list[_Clause], text: str, clause: _Clause) -> None:
+    """Keep ``clause``, whose reference no rule resolves, together with the question before
+    it. When a semicolon or a sentence's end stands between them, that question is an ask of
+    its own and stands alone too: "How do I list containers; how do I stop one?" asks "How do
+    I list containers?" and, whole, the two together (no word is guessed); "What files make up
+    a package, and what does each one contain?" stays one ask."""
+    prev = out[-1]
+    apart = any(mark in text[prev.end : clause.start] for mark in ";?.!")
+    body = text[prev.start : clause.end]
+    merged = _Clause(
+        body, tokenize(body), prev.start, clause.end, prev.kind, prev.asks or clause.asks,
+        prev.new_topic, merged=True, prefix=prev.prefix, ask=True,
+    )
+    if prev.merged or not apart:
+        out[-1] = merged
+    else:
+        out.append(merged)
 
 
 def _things(clause: _Clause) -> list[str]:

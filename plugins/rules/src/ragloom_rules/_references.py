@@ -333,8 +333,19 @@ def _kind(toks: list[Token], i: int) -> str | None:
     if low in ("that", "this") and (nxt is None or nxt[3] & (AUX | P) or nxt[3] & V):
         if i > 0 and not toks[i - 1][3] & (B | V):
             return None  # "the plan that ...": a relative clause
+        if i > 1 and nxt[3] & AUX and _plural_noun(toks, i - 1):
+            return None  # "upload files that might be crafted": "files" names, "that" relates
         return "unresolvable"
     return None
+
+
+def _plural_noun(toks: list[Token], i: int) -> bool:
+    """Whether ``toks[i]`` reads as a plural noun ("files", "users") rather than a verb after
+    its subject ("he uses"): it ends in "s" and no pronoun or auxiliary stands before it."""
+    low = toks[i][0]
+    return (
+        low.endswith("s") and not low.endswith("ss") and not toks[i - 1][3] & (PRON | AUX | WH)
+    )
 
 
 def answer_reference(toks: list[Token]) -> bool:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ._lexicon import PREPOSITIONS, SUBORDINATE_OPENERS, VERBS
+from ._lexicon import DETERMINERS, PREPOSITIONS, SUBORDINATE_OPENERS, VERBS
 
 __all__ = ["FUNCTION_WORDS", "content_words", "decomposition_violations"]
 
@@ -163,6 +163,8 @@ def _clause_start(words: list[str], marks: list[bool], p: int, inner: bool = Tru
             return j + 1
         if inner and words[j] in _SUBORDINATE_OPENERS and j > 0 and not marks[j - 1]:
             return j
+        if inner and words[j] == "as" and j + 1 == p and j > 0 and not marks[j - 1]:
+            return j  # "grep the source as it was"
         if inner and j > 0 and not marks[j - 1] and _opens_gerund(words, j):
             return j  # "reject text instead of silently storing it"
     return 0
@@ -188,7 +190,11 @@ def _antecedents(words: list[str], marks: list[bool], p: int) -> set[str]:
     outer = _clause_start(words, marks, p, inner=False)
     found = {_base(w) for w in words[:outer]} - FUNCTION_WORDS
     if start > outer:
-        found |= {_base(w) for w in words[outer:start] if w not in VERBS} - FUNCTION_WORDS
+        found |= {
+            _base(w)
+            for j, w in enumerate(words[outer:start], outer)
+            if w not in VERBS or (j > outer and words[j - 1] in DETERMINERS)  # "a file"
+        } - FUNCTION_WORDS
     return found
 
 
