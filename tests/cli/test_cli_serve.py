@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -169,6 +170,12 @@ def test_the_token_is_required_except_for_health_and_the_page(server) -> None:
         assert page.status_code == 200 and "<form" in page.text
         assert "http" not in page.text.replace("http-equiv", "")  # nothing from a CDN
         assert anonymous.get("/openapi.json").json()["paths"]["/search"]
+        # the API's documentation pages load their script and style from the server itself
+        for docs, asset in (("/docs", "swagger-ui-bundle.js"), ("/redoc", "redoc.standalone.js")):
+            html = anonymous.get(docs).text
+            assert "cdn." not in html and "googleapis" not in html
+            url = next(u for u in re.findall(r'src="([^"]+)"', html) if u.endswith(asset))
+            assert url.startswith("/") and anonymous.get(url).status_code == 200
     finally:
         anonymous.close()
 

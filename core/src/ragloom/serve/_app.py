@@ -17,6 +17,7 @@ import anyio
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
@@ -287,7 +288,9 @@ def create_app(
         finally:
             state.close()
 
-    app = FastAPI(
+    # the API's documentation pages (/docs, /redoc) from files shipped with fastapi-offline:
+    # no CDN, so they work where the server has no internet
+    app = FastAPIOffline(
         title="ragloom",
         summary="Search an index built by `ragloom ingest`: plan, retrieve, fuse.",
         lifespan=lifespan,
