@@ -296,6 +296,20 @@ SPLITS: list[tuple[str, list[str]]] = [
         "How do I enable SSL and a virtual host in Apache?",
         ["How do I enable SSL in Apache?", "How do I enable a virtual host in Apache?"],
     ),
+    # actions whose verbs are common in technical questions ("filter", "insert", ...)
+    (
+        "In one script: read a CSV file, filter rows by a column, and write the result as JSON.",
+        [
+            "In one script: read a CSV file",
+            "In one script: filter rows by a column",
+            "In one script: write the result as JSON",
+        ],
+    ),
+    # a command after an adverb; the adverb stays with its own action
+    (
+        "First back up the configuration, then reinstall the package.",
+        ["First back up the configuration", "Reinstall the package"],
+    ),
     # questions apart (a semicolon, a sentence) whose reference no rule resolves: the first
     # also stands alone, the rest stays with it
     (

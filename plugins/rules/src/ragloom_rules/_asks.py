@@ -243,6 +243,8 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
     if not seps:
         return None
     begin = f
+    if command and all(toks[j][0] in lx.LINKING_ADVERBS for j in range(f)):
+        begin = 0  # "First back up X, then Y": "First" is the first action's, no frame
     if objects:
         begin = f + 1
         if begin < n and toks[begin][3] & PREP and not toks[begin + 1][3] & (B | P):

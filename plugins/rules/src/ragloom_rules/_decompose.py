@@ -111,6 +111,8 @@ _REQUEST_START = re.compile(
     r"|^i(?:'m|\s+am)\s+(?:looking\s+for|wondering|curious)\b",
     re.IGNORECASE,
 )
+#: Adverbs that may open a command ("First back up ...", "Next, restart ...").
+_LEADING_ADVERBS = lx.words("first firstly next finally then now")
 #: Words that, before "of", open a statement about some of a group, not a command.
 _QUANTIFIERS = lx.words("one some none all most many few several each both either neither half")
 _CLAUSE_JOINERS = frozenset(("and", "&", "but", "plus", "then"))
@@ -409,7 +411,10 @@ def _kind(text: str, toks: list[Token]) -> str:
         return QUESTION
     if _REQUEST_START.match(text[toks[i][1] :] if i < len(toks) else text):
         return REQUEST
-    if toks and _command_at(toks, 0):
+    lead = 0  # "First back up the configuration, then ...": a command after its adverb
+    while lead < len(toks) - 1 and toks[lead][0] in _LEADING_ADVERBS:
+        lead += 1
+    if toks and _command_at(toks, lead):
         return COMMAND
     return STATEMENT if _has_predicate(toks) else PHRASE
 

@@ -157,6 +157,11 @@ abort backport bisect bump clone compress compute confine debug decode decompres
 deserialize detach encode enforce extract grant inspect mount optimize parse preview prune
 purge quote rebase rebuild recompile reclaim reconfigure reindex rename render retry revert
 revoke serialize shrink squash stash swap tidy trim truncate unmount unpack untangle unzip wipe
+aggregate amend analyse analyze append archive authenticate authorize automate bind combine
+concatenate customize deny downgrade dump embed escape estimate exclude execute expose filter
+grep harden hibernate insert intercept interrupt invoke mark notify override permit preload
+promote reboot redirect redo reload replicate restrict resume rewrite sanitize secure share skip
+spawn specify suspend terminate throttle trust tune undo unload wrap
 """
 VERB_BASES: frozenset[str] = frozenset(_VERB_BASES.split() + _TECHNICAL_VERB_BASES.split())
 IRREGULAR_PAST: frozenset[str] = frozenset(_IRREGULAR.split())
