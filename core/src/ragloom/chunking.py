@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, ClassVar
@@ -96,14 +96,6 @@ class Chunker(PipelineStep[Document]):
     #: With :attr:`lossless`: whether gaps holding only whitespace are allowed between spans.
     whitespace_gaps: ClassVar[bool] = False
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # The transform hook follows the splitting hook the class implements: an async
-        # ``asplit`` makes the work await; a sync ``split`` runs inline.
-        if getattr(cls.transform, "__ragloom_chunker__", False):
-            uses_async = cls.asplit is not Chunker.asplit
-            cls.transform = Chunker._atransform if uses_async else Chunker._stransform  # type: ignore[assignment,method-assign]
-
     def __init__(
         self,
         *,
@@ -158,9 +150,14 @@ class Chunker(PipelineStep[Document]):
             _note_no_chunks(self, item, context)
         return chunks
 
-    _stransform.__ragloom_chunker__ = True  # type: ignore[attr-defined]
-    _atransform.__ragloom_chunker__ = True  # type: ignore[attr-defined]
-    transform = _stransform  # type: ignore[assignment]
+    @property
+    def transform(self) -> Callable[[Document, ExecutionContext], Any]:  # type: ignore[override]
+        """The step's work follows the splitting hook the class implements: an async
+        :meth:`asplit` makes it await, a sync :meth:`split` runs inline. A subclass may still
+        define ``transform`` itself (its method then wins, as any override does)."""
+        if type(self).asplit is not Chunker.asplit:
+            return self._atransform
+        return self._stransform
 
     # -- synchronous, string-first use ----------------------------------------------------------
 
