@@ -1,7 +1,7 @@
 """Build the evaluation corpora from Debian documentation packages (the documents are not
 shipped; the questions are).
 
-    apt-get install -y git-doc sqlite3-doc debian-handbook
+    apt-get install -y git-doc sqlite3-doc debian-handbook apache2-doc
     python benchmarks/eval/corpora.py --out /tmp/ragloom-eval        # every corpus
     python benchmarks/eval/corpora.py --out /tmp/ragloom-eval git     # one
 
@@ -40,6 +40,11 @@ RECIPES = {
     "sqlite": Recipe(
         "sqlite3-doc", "3.40.1-2+deb12u2", "/usr/share/doc/sqlite3", ("*.html",),
         ("releaselog/*",),
+    ),
+    # The Apache HTTP Server 2.4 manual, English only (about 240 pages: modules and their
+    # directives, how-tos, guides; the other languages left out).
+    "apache": Recipe(
+        "apache2-doc", "2.4.71-1~deb12u1", "/usr/share/doc/apache2-doc/manual/en", ("*.html",),
     ),
     # The Debian Administrator's Handbook, English (about 125 long chapter sections).
     "debian-handbook": Recipe(

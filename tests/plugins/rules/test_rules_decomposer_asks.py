@@ -310,6 +310,32 @@ SPLITS: list[tuple[str, list[str]]] = [
         "First back up the configuration, then reinstall the package.",
         ["First back up the configuration", "Reinstall the package"],
     ),
+    # a one-letter word before a period ends the sentence when a question follows ("in C.")
+    (
+        "I'm writing a module in C. How do I register a hook, and how do I build the module?",
+        [
+            "I'm writing a module in C. How do I register a hook?",
+            "I'm writing a module in C. How do I build the module?",
+        ],
+    ),
+    # adverbs between "and" and the next question ("and more generally how ...")
+    (
+        "How do I fix the links while proxying, and more generally how do I rewrite a response "
+        "body?",
+        [
+            "How do I fix the links while proxying?",
+            "More generally how do I rewrite a response body?",
+        ],
+    ),
+    # "test that X answers": "that" opens what is tested, it refers to nothing
+    (
+        "The DHCP server should register hostnames in DNS; also, how can I test that bind "
+        "answers reverse lookups?",
+        [
+            "The DHCP server should register hostnames in DNS",
+            "How can I test that bind answers reverse lookups?",
+        ],
+    ),
     # questions apart (a semicolon, a sentence) whose reference no rule resolves: the first
     # also stands alone, the rest stays with it
     (
@@ -390,6 +416,12 @@ def test_a_pronoun_the_scene_names_is_left_to_the_scene() -> None:
 
 def test_a_pronoun_nothing_names_keeps_the_questions_together() -> None:
     question = "How can I tell which index a query uses, and how do I force it to use another?"
+    assert HeuristicDecomposer().decompose(question) == [question]
+
+
+def test_a_long_statement_before_a_semicolon_sets_the_scene() -> None:
+    # six words or more before ";" state the situation (a verb the lexicon lacks is a verb)
+    question = "Our nightly scripts come back as plain text; how do I get them executed?"
     assert HeuristicDecomposer().decompose(question) == [question]
 
 

@@ -174,7 +174,8 @@ def _sentences(text: str) -> list[tuple[int, int]]:
         mark = text[m.start() - 1]
         if mark == ".":
             word = text[: m.start() - 1].rsplit(" ", 1)[-1].lower().rstrip(".")
-            if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            initial = len(word) == 1 and word.isalpha()  # "J. Smith", not "in C. How do I"
+            if word in _ABBREVIATIONS or (initial and not _QUESTION_START.match(text, m.end())):
                 continue
         # a new sentence starts with a capital or a question word ("add help! by the
         # beatles to my playlist" is one request)
@@ -247,6 +248,17 @@ def _skip_connectives(toks: list[Token], j: int) -> int:
     return j
 
 
+def _past_adverbs(toks: list[Token], j: int) -> int:
+    """Index of the question word after adverbs at ``j`` ("and more generally how do I"),
+    else ``j``."""
+    k = j
+    while k < len(toks) and (
+        toks[k][0] in ("more", "most") or (toks[k][0].endswith("ly") and len(toks[k][0]) > 4)
+    ):
+        k += 1
+    return k if k > j and k < len(toks) and toks[k][3] & WH else j
+
+
 def _asker(toks: list[Token], a: int, b: int) -> bool:
     """Whether ``toks[a:b]`` asks something or states something (a question, a command, a
     statement with its subject), not an introduction ("When reusing a statement in a loop",
@@ -307,7 +319,7 @@ def _clauses(toks: list[Token], length: int) -> list[tuple[int, int, frozenset[s
             low == "," and i + 1 < n and toks[i + 1][0] in ("also", "then")
         ):
             nxt = _skip_connectives(toks, i + 1)
-            if not _asks_at(toks, nxt) and not (
+            if not _asks_at(toks, _past_adverbs(toks, nxt)) and not (
                 low in ("and", "&") and _request_at(toks, nxt)
             ):
                 continue
@@ -719,7 +731,8 @@ def _merge(out: list[_Clause], text: str, clause: _Clause) -> None:
     I list containers?" and, whole, the two together (no word is guessed); "What files make up
     a package, and what does each one contain?" stays one ask."""
     prev = out[-1]
-    apart = any(mark in text[prev.end : clause.start] for mark in ";?.!")
+    asks = prev.asks or prev.kind in (REQUEST, COMMAND)  # not a scene ("X broke. How ...?")
+    apart = asks and any(mark in text[prev.end : clause.start] for mark in ";?.!")
     body = text[prev.start : clause.end]
     merged = _Clause(
         body, tokenize(body), prev.start, clause.end, prev.kind, prev.asks or clause.asks,
@@ -767,10 +780,14 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         )
     for k, clause in enumerate(clauses):
         # "My laptop battery drains fast. How do I ...?": words that end with a period before
-        # a question set its scene (a verb the lexicon does not know is still a verb)
+        # a question set its scene (a verb the lexicon does not know is still a verb); so do
+        # six words or more before a semicolon ("Perl scripts in cgi-bin come back as plain
+        # text; how do I ...?"), longer than a search phrase
         if clause.kind != PHRASE:
             break
-        if text[clause.end : clause.end + 1] == "." and any(c.ask for c in clauses[k + 1 :]):
+        mark = text[clause.end : clause.end + 1]
+        says = mark == "." or (mark == ";" and _words_before(clause.toks, len(clause.text)) >= 6)
+        if says and any(c.ask for c in clauses[k + 1 :]):
             clause.ask = False
     intents = [k for k, c in enumerate(clauses) if c.ask]
     if not intents:

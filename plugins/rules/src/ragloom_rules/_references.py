@@ -26,6 +26,13 @@ __all__ = [
     "answer_reference", "members", "needs_resolution", "pronouns_only", "resolve", "topic"
 ]
 
+#: Verbs after which "that" opens a clause ("check that the service answers").
+_SAYING_VERBS = frozenset(
+    (
+        "test", "check", "verify", "ensure", "confirm", "sure", "know", "say", "says", "think",
+        "mean", "means", "show", "prove", "assume", "guarantee", "validate", "assert",
+    )
+)
 _PERSONS = frozenset(("i", "you", "we", "they", "someone", "somebody"))
 _PREDICATE_WH = frozenset(("why", "how", "when"))
 _QUANTITY = frozenset(("much", "many", "long", "often", "far", "big", "old"))
@@ -330,10 +337,18 @@ def _kind(toks: list[Token], i: int) -> str | None:
         return "unresolvable"  # "what does each one contain": each of what was asked for
     if low in ("that", "this", "those", "these") and nxt is not None and nxt[0] in PERSON_NOUNS:
         return "unresolvable"  # "how much authority does that person have": the answer
+    if (
+        low == "that"
+        and i > 0
+        and toks[i - 1][0] in _SAYING_VERBS
+        and nxt is not None
+        and not nxt[3] & (AUX | P)
+    ):
+        return None  # "test that bind answers lookups": "that" opens what is tested
     if low in ("that", "this") and (nxt is None or nxt[3] & (AUX | P) or nxt[3] & V):
         if i > 0 and not toks[i - 1][3] & (B | V):
             return None  # "the plan that ...": a relative clause
-        if i > 1 and nxt[3] & AUX and _plural_noun(toks, i - 1):
+        if i > 1 and nxt is not None and nxt[3] & AUX and _plural_noun(toks, i - 1):
             return None  # "upload files that might be crafted": "files" names, "that" relates
         return "unresolvable"
     return None
