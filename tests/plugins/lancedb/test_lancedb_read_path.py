@@ -110,3 +110,21 @@ def test_searches_keep_the_last_whole_version_while_a_write_is_half_done(
     assert hit.chunk.content == "alpha pears"
     writer.close()
     reader.close()
+
+
+def test_a_reader_that_opened_lancedb_for_its_info_keeps_reading_through_lance(tmp_path) -> None:
+    # fitting routes or `index info` opens a LanceDB connection: the handle only read, so its
+    # searches keep the Lance path and its read version (what `ragloom serve` keeps answers by)
+    path = tmp_path / "index"
+    writer = LanceDBStore(path)
+    writer.write(corpus())
+    expected = found(writer)
+    writer.close()
+    reader = LanceDBStore(path)
+    version = reader.read_version()
+    assert reader.info().documents == 2  # through LanceDB
+    assert reader.read_version() == version is not None
+    assert found(reader) == expected
+    reader.delete(["a"])  # a handle that writes reads through LanceDB: no version
+    assert reader.read_version() is None
+    reader.close()

@@ -360,6 +360,12 @@ class LanceDBStore(Store):
         self.lock_timeout = float(lock_timeout)
         self._writer: Any = None  # the writer lock (a filelock.FileLock) while this handle holds it
         self._wrote = False  # this handle committed something (old versions to clean at close)
+        #: This handle writes (a write, delete, clear or optimize was asked of it): its reads
+        #: then go through LanceDB, which sees its own writes (holding the writer lock alone
+        #: changes nothing: no other process writes meanwhile). A
+        #: handle that only opened LanceDB to read (``info()``, fitting routes) keeps reading
+        #: through Lance's package, and :meth:`read_version` keeps answering.
+        self._writes = False
         self._failed = False  # a write of this handle failed (then nothing is cleaned)
         #: What searches read when Lance's package is installed and this handle has not
         #: written: (documents table version, chunks dataset at a consistent version, its
@@ -547,7 +553,7 @@ class LanceDBStore(Store):
             snapshot = self._snapshot()
             if snapshot is not None:
                 return snapshot.dimension
-            chunks = self._tables()[0] if self._db is not None or not _has_lance() else (
+            chunks = self._tables()[0] if self._writes or not _has_lance() else (
                 self._peek(self.table)
             )
         if chunks is None:
@@ -570,7 +576,7 @@ class LanceDBStore(Store):
         had (before any, the newest). Looking for a newer version costs microseconds, so
         each search sees every write finished before it.
         """
-        if self._db is not None or not _has_lance():
+        if self._writes or not _has_lance():
             return None
         with self._lock:
             pinned = self._pinned
@@ -798,6 +804,7 @@ class LanceDBStore(Store):
         if not docs:
             self._check_open()
             return
+        self._writes = True
         with self._lock:
             chunks, _ = self._tables()
             known = self.dimension if chunks is not None else None
@@ -1022,6 +1029,7 @@ class LanceDBStore(Store):
         if isinstance(document_ids, str):
             raise InvalidInputError("delete takes document ids, not one string")
         ids = list(dict.fromkeys(document_ids))
+        self._writes = True
         for i in ids:
             if not isinstance(i, str):
                 raise InvalidInputError(f"document ids are strings, got {type(i).__name__}")
@@ -1051,6 +1059,7 @@ class LanceDBStore(Store):
 
     def clear(self) -> int:
         """Remove every document (both tables are dropped; the dimension is forgotten)."""
+        self._writes = True
         with self._lock:
             chunks, documents = self._tables()
             if documents is None and chunks is None:
@@ -1205,9 +1214,9 @@ class LanceDBStore(Store):
 
     def _readers(self) -> tuple[Any, Any]:
         """``read(table, columns) -> pyarrow.Table`` over (chunks, documents), each ``None``
-        when the table does not exist: through Lance alone when it is installed and no
-        LanceDB connection is open (a check then costs no lancedb import)."""
-        if self._db is None and _has_lance():
+        when the table does not exist: through Lance alone when it is installed and this
+        handle does not write (a check then costs no lancedb import)."""
+        if not self._writes and _has_lance():
             found = []
             for name in (self.table, self._documents_table):
                 dataset = self._peek(name)
@@ -1554,7 +1563,7 @@ class LanceDBStore(Store):
 
     def fingerprints(self) -> dict[str, str]:
         with self._lock:
-            if self._db is not None or not _has_lance():
+            if self._writes or not _has_lance():
                 documents = self._tables()[1]
                 if documents is None:
                     return {}
@@ -1801,6 +1810,7 @@ class LanceDBStore(Store):
         remove old versions. The one operation that works on the whole table (its memory
         grows with it); readers keep searching meanwhile and see the result at their next
         search."""
+        self._writes = True
         with self._lock:
             chunks, documents = self._tables()
             if chunks is None and documents is None:
