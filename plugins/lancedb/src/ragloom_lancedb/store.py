@@ -210,10 +210,11 @@ class LanceDBStore(Store):
     signal and vectors add what its words miss. (LanceDB's own hybrid query is not used: on
     the same sets it found fewer facets, 271 of 358 against 284 with its default reranker,
     and it needs the ``lancedb`` client, which this read path never imports; see
-    ``benchmarks/bench_native_hybrid.py`` and the evaluation guide.) ``hybrid_fusion="rrf"`` fuses by reciprocal
-    rank instead: score = sum over the two lists of ``weight / (hybrid_k + rank)``. Ties go to
-    the chunk ranked better by vector. ``where`` is applied before ranking in every mode and
-    means exactly :func:`ragloom.stores.matches_where` over the metadata as stored (JSON).
+    ``benchmarks/bench_native_hybrid.py`` and the evaluation guide.)
+    ``hybrid_fusion="rrf"`` fuses by reciprocal rank instead: score = sum over the two lists
+    of ``weight / (hybrid_k + rank)``. Ties go to the chunk ranked better by vector.
+    ``where`` is applied before ranking in every mode and means exactly
+    :func:`ragloom.stores.matches_where` over the metadata as stored (JSON).
     Found chunks come back without their vectors.
 
     **Errors.** Another vector dimension (a write or a query) raises
