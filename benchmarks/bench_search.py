@@ -1,6 +1,6 @@
 """What ragloom's search finds on the project's evaluation corpora, and what a search costs.
 
-    apt-get install -y git-doc sqlite3-doc debian-handbook
+    apt-get install -y git-doc sqlite3-doc debian-handbook apache2-doc
     pip install -e "core[cli]" -e plugins/text -e plugins/rules -e plugins/semantic \\
         -e plugins/loaders -e plugins/lancedb bm25s PyStemmer llama-index-core
     python benchmarks/bench_search.py [--part eval latency] [--half dev test] [--workdir DIR]
@@ -8,8 +8,9 @@
 
 **(a) Evaluation.** The project's evaluation corpora, built by ``benchmarks/eval/corpora.py``
 from Debian documentation packages: ``git`` (git-doc: git's manual pages, guides and
-technical notes), ``sqlite`` (sqlite3-doc: SQLite's documentation without its release notes)
-and ``debian-handbook`` (the Debian Administrator's Handbook). Each corpus is copied into
+technical notes), ``sqlite`` (sqlite3-doc: SQLite's documentation without its release notes),
+``debian-handbook`` (the Debian Administrator's Handbook) and ``apache`` (apache2-doc: the
+Apache HTTP Server manual). Each corpus is copied into
 ``--workdir`` and ingested there into a LanceDB index with ragloom's default ingest pipeline
 (``ragloom.ingest``: the HTML loader, the default chunker, the bundled model2vec model). Both
 are reused by the next run: a corpus is copied again only when its package's version changed,
