@@ -411,7 +411,7 @@ def _scores_many(router: Any, texts: Sequence[str]) -> list[dict[str, float]]:
 #: Where a sentence or a clause after a colon ends and another begins.
 _SENTENCE_BREAK = re.compile(r"(?<=[.:;?!])\s+(?=[^\s])")
 #: A last sentence shorter than this (in words) is not routed alone.
-_MIN_ASK_WORDS = 4
+_MIN_ASK_WORDS = 5
 
 
 def _last_sentence(query: str) -> str | None:
@@ -595,6 +595,17 @@ def _restriction(
     return None
 
 
+#: Passages of an ask's search of the whole index that say which collection it is about.
+PROBE_K = 10
+#: The rank constant of a probe's passages: the passage at rank r weighs ``1 / (PROBE_RANK_K
+#: + r)`` (the fusion's own constant).
+PROBE_RANK_K = 5
+#: The share of an ask's probe held by one collection from which its search is restricted to
+#: that collection.
+RESTRICT_SHARE = 0.8
+#: The share from which the collection is boosted (below it: too close to call).
+BOOST_SHARE = 0.5
+
 #: The weight of a boosted sub-query's collection-restricted list, times the sub-query's (its
 #: list over the whole index keeps the sub-query's own weight; see the module docstring).
 DEFAULT_BOOST_WEIGHT = 0.5
@@ -773,6 +784,10 @@ class CollectionRouter(Router):
         boost_weight: float = DEFAULT_BOOST_WEIGHT,
         boost_gap: float | None = None,
         collections: Iterable[str] | None = None,
+        probe: Any = None,
+        probe_k: int = PROBE_K,
+        restrict_share: float = RESTRICT_SHARE,
+        boost_share: float = BOOST_SHARE,
     ) -> None:
         from .errors import ConfigurationError
 
@@ -793,14 +808,33 @@ class CollectionRouter(Router):
         self.restrict_gaps = [None if g is None else float(g) for g in restrict_gaps]
         self.boost_weight = float(boost_weight)
         self.boost_gap = None if boost_gap is None else float(boost_gap)
+        if probe is not None and not callable(getattr(probe, "retrieve", None)):
+            raise ConfigurationError("CollectionRouter's probe must be a retriever")
+        if isinstance(probe_k, bool) or not isinstance(probe_k, int) or probe_k < 1:
+            raise ConfigurationError(f"probe_k must be an integer >= 1, got {probe_k!r}")
+        if not 0 < boost_share <= restrict_share:
+            raise ConfigurationError(
+                "the shares must satisfy 0 < boost_share <= restrict_share, got "
+                f"{boost_share!r} and {restrict_share!r}"
+            )
+        self.probe = probe
+        self.probe_k = probe_k
+        self.restrict_share = float(restrict_share)
+        self.boost_share = float(boost_share)
 
     def config(self) -> Mapping[str, Any]:
+        probe = None if self.probe is None else {
+            "retriever": getattr(self.probe, "config_hash", type(self.probe).__name__),
+            "k": self.probe_k, "restrict_share": self.restrict_share,
+            "boost_share": self.boost_share,
+        }
         return {
             "router": self.router.config_hash,
             "collections": list(self.collections),
             "restrict_gaps": self.restrict_gaps,
             "boost_gap": self.boost_gap,
             "boost_weight": self.boost_weight,
+            "probe": probe,
         }
 
     @property
@@ -817,11 +851,39 @@ class CollectionRouter(Router):
         # sentence alone decides when it is confident enough to restrict the search (the
         # whole ask is scored only when it is not).
         ask = _last_sentence(query)
+        if self.probe is not None:
+            # by search: the last sentence, searched alone beside the ask, restricts when a
+            # search of the whole ask finds its collection too, and only boosts it when not
+            # (a sentence read out of its context can find something else entirely)
+            found = self.shares(query)
+            if ask is not None:
+                alone = self._by_shares(self.shares(ask))
+                if alone.retrieval == "restrict":
+                    agreed = found.get(alone.route, 0.0) > 0
+                    return alone.model_copy(
+                        update={"focus": ask} if agreed else {"focus": ask, "retrieval": "boost"}
+                    )
+            return self._by_shares(found)
         if ask is not None:
             alone = self._decide(ask)
             if alone.retrieval == "restrict":
                 return alone
         return self._decide(query)
+
+    def shares(self, query: str) -> dict[str, float]:
+        """Each collection's share of what a search of the whole index for ``query`` finds
+        first (its top :attr:`probe_k` passages, the passage at rank r weighing
+        ``1 / (PROBE_RANK_K + r)``); empty without a probe or when the search finds nothing
+        in the collections routed among."""
+        if self.probe is None:
+            return {}
+        mass = dict.fromkeys(self.collections, 0.0)
+        for rank, hit in enumerate(self.probe.retrieve(query, top_k=self.probe_k), 1):
+            name = hit.chunk.metadata.get(COLLECTION_KEY)
+            if name in mass:
+                mass[name] += 1.0 / (PROBE_RANK_K + rank)
+        total = sum(mass.values())
+        return {name: m / total for name, m in mass.items()} if total > 0 else {}
 
     def _decide(self, query: str) -> RouteDecision:
         scores = self.router.scores(query)
@@ -849,8 +911,26 @@ class CollectionRouter(Router):
         )
 
 
+    def _by_shares(self, shares: Mapping[str, float]) -> RouteDecision:
+        ranked = _ranked(shares)
+        if not ranked or ranked[0][1] <= 0:
+            return self.fallback("nothing to route by (the search found nothing)")
+        best, share = ranked[0]
+        runner_up, runner_up_share = ranked[1] if len(ranked) > 1 else (None, None)
+        found = {
+            "route": best, "score": round(share, 4), "runner_up": runner_up,
+            "runner_up_score": None if runner_up_share is None else round(runner_up_share, 4),
+        }
+        if share >= self.restrict_share:
+            return RouteDecision(**found, collections=[best], retrieval="restrict")
+        if share >= self.boost_share:
+            return RouteDecision(**found, collections=[best], retrieval="boost")
+        return RouteDecision(**found, note=TOO_CLOSE)
+
+
 def index_router(
-    store: Any, *, registry: Any = None, collections: Sequence[str] | None = None
+    store: Any, *, registry: Any = None, collections: Sequence[str] | None = None,
+    probe: Any = None,
 ) -> Router:
     """The default router of a search of ``store``: a :class:`CollectionRouter` over its
     collections (among ``collections`` when the search is restricted to them), or
@@ -867,5 +947,5 @@ def index_router(
             )
     return CollectionRouter(
         fitted.router, restrict_gaps=fitted.restrict_gaps, boost_gap=fitted.boost_gap,
-        boost_weight=fitted.boost_weight, collections=among,
+        boost_weight=fitted.boost_weight, collections=among, probe=probe,
     )

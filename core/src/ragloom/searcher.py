@@ -349,20 +349,24 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
         check_index(store)
         if settings.collections is not None:
             check_collections(store, settings.collections)
-        if chosen is None:
-            from .index_routes import index_router
-
-            chosen = index_router(store, registry=registry, collections=settings.collections)
         embedder = None
         if dimension is not None and settings.mode != "text":
             embedder = index_embedder(store, registry, settings.embedder, dimension)
+        retriever = StoreRetriever(
+            store, embedder, mode=settings.mode, top_k=settings.top_k,
+            where=collection_where(settings.collections),
+        )
+        if chosen is None:
+            from .index_routes import index_router
+
+            # the routes decide by what a search of the whole index finds first
+            chosen = index_router(
+                store, registry=registry, collections=settings.collections, probe=retriever
+            )
         block = MultiQueryRetrievalPipeline(
             planner,
             chosen,
-            StoreRetriever(
-                store, embedder, mode=settings.mode, top_k=settings.top_k,
-                where=collection_where(settings.collections),
-            ),
+            retriever,
             top_k=settings.top_k,
             whole_weight=(
                 DEFAULT_WHOLE_WEIGHT if settings.whole_weight is None else settings.whole_weight
