@@ -359,7 +359,7 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
         if chosen is None:
             from .index_routes import index_router
 
-            # the routes decide by what a search of the whole index finds first
+            # the routes decide by what the ask's own search of the whole index finds first
             chosen = index_router(
                 store, registry=registry, collections=settings.collections, probe=retriever
             )
@@ -486,6 +486,17 @@ def index_embedder(store: Any, registry: Any, name: str | None, dimension: int) 
             "embedder that built it), or ingest the files again"
         )
     return embedder
+
+
+def index_probe(store: Any, registry: Any) -> Any:
+    """A search of the whole of ``store`` as ``ragloom search`` makes it by default (hybrid
+    with the index's embedder when it holds vectors, else full text): what the routes fitted
+    from its collections decide by, where no search is built (``ragloom plan --index``)."""
+    from .retrieval import StoreRetriever
+
+    dimension = _dimension(store)
+    embedder = None if dimension is None else index_embedder(store, registry, None, dimension)
+    return StoreRetriever(store, embedder)
 
 
 def _dimension(store: Any) -> int | None:
