@@ -112,6 +112,17 @@ PASSAGES_PER_DOCUMENT = 2
 #: The semantic router of the fitted routes.
 SEMANTIC_ROUTER = "ragloom-semantic:semantic"
 
+#: Passages of an ask's search of the whole index that say which collection it is about.
+PROBE_K = 10
+#: The rank constant of a probe's passages: the passage at rank r weighs ``1 / (PROBE_RANK_K
+#: + r)`` (the fusion's own constant).
+PROBE_RANK_K = 5
+#: The share of an ask's probe held by one collection from which its search is restricted to
+#: that collection.
+RESTRICT_SHARE = 0.8
+#: The share from which the collection is boosted (below it: too close to call).
+BOOST_SHARE = 0.5
+
 
 # -- what a collection holds -------------------------------------------------------------------
 
@@ -323,6 +334,8 @@ class FittedRoutes:
     boost_gap: float | None = None
     boost_weight: float = 1.0
     fit: dict[str, Any] = field(default_factory=dict)
+    restrict_share: float = RESTRICT_SHARE
+    boost_share: float = BOOST_SHARE
     note: str | None = None
     samples: dict[str, CollectionSample] = field(default_factory=dict)
 
@@ -340,6 +353,8 @@ class FittedRoutes:
             "restrict_gaps": self.restrict_gaps,
             "boost_gap": self.boost_gap,
             "boost_weight": self.boost_weight,
+            "restrict_share": self.restrict_share,
+            "boost_share": self.boost_share,
             "fit": self.fit,
             "note": self.note,
             "samples": {name: s.to_dict() for name, s in self.samples.items()},
@@ -595,17 +610,6 @@ def _restriction(
     return None
 
 
-#: Passages of an ask's search of the whole index that say which collection it is about.
-PROBE_K = 10
-#: The rank constant of a probe's passages: the passage at rank r weighs ``1 / (PROBE_RANK_K
-#: + r)`` (the fusion's own constant).
-PROBE_RANK_K = 5
-#: The share of an ask's probe held by one collection from which its search is restricted to
-#: that collection.
-RESTRICT_SHARE = 0.8
-#: The share from which the collection is boosted (below it: too close to call).
-BOOST_SHARE = 0.5
-
 #: The weight of a boosted sub-query's collection-restricted list, times the sub-query's (its
 #: list over the whole index keeps the sub-query's own weight; see the module docstring).
 DEFAULT_BOOST_WEIGHT = 0.5
@@ -662,6 +666,8 @@ def _from_manifest(data: Mapping[str, Any], router: Any = None) -> FittedRoutes:
         boost_gap=data.get("boost_gap"),
         boost_weight=float(data.get("boost_weight") or DEFAULT_BOOST_WEIGHT),
         fit=dict(data.get("fit") or {}), note=data.get("note"),
+        restrict_share=float(data.get("restrict_share", RESTRICT_SHARE)),
+        boost_share=float(data.get("boost_share", BOOST_SHARE)),
         samples={
             str(name): CollectionSample.from_dict(s)
             for name, s in samples.items() if isinstance(s, Mapping)
@@ -812,9 +818,9 @@ class CollectionRouter(Router):
             raise ConfigurationError("CollectionRouter's probe must be a retriever")
         if isinstance(probe_k, bool) or not isinstance(probe_k, int) or probe_k < 1:
             raise ConfigurationError(f"probe_k must be an integer >= 1, got {probe_k!r}")
-        if not 0 < boost_share <= restrict_share:
+        if not 0 <= boost_share <= restrict_share:
             raise ConfigurationError(
-                "the shares must satisfy 0 < boost_share <= restrict_share, got "
+                "the shares must satisfy 0 <= boost_share <= restrict_share, got "
                 f"{boost_share!r} and {restrict_share!r}"
             )
         self.probe = probe
@@ -948,4 +954,5 @@ def index_router(
     return CollectionRouter(
         fitted.router, restrict_gaps=fitted.restrict_gaps, boost_gap=fitted.boost_gap,
         boost_weight=fitted.boost_weight, collections=among, probe=probe,
+        restrict_share=fitted.restrict_share, boost_share=fitted.boost_share,
     )
