@@ -251,6 +251,8 @@ def _plan_table(plan: list[Any]) -> str:
             notes.append(f"fallback: {route.fallback_reason}")
         if route.runner_up:
             notes.append(f"runner-up: {route.runner_up} {_score(route.runner_up_score)}")
+        if getattr(route, "focus", None):
+            notes.append("decided by its last sentence (searched too)")
         cells = [str(i), printable(route.sub_query), printable(route.route), _score(route.score)]
         if scoped:
             cells.append(_search_cell(route))
