@@ -13,8 +13,19 @@ the time to fit them do not grow with the collection. Each collection's sample i
 the routes under a hash of its documents: fitting again reads only the collections that
 changed.
 
-A routed sub-query is searched in one of three ways, by how far apart the router's scores of
-the collections are (soft before hard):
+A search decides by what the ask's own search of the whole index finds first (the ``probe``
+of :class:`CollectionRouter`; a federated-search collection selector in the manner of ReDDE):
+each collection's share of the rank-weighted first :data:`PROBE_K` passages. From
+:data:`RESTRICT_SHARE` of it the ask searches that collection only; from :data:`BOOST_SHARE`
+the whole index and the collection beside it; below, the whole index. An ask of several
+sentences whose last sentence is sure enough to restrict takes that decision, and the sentence
+is searched too, alone, in the same collection (``focus``); when the whole ask's search finds
+nothing of that collection, the collection is only boosted. The shares were chosen on the
+project's development questions and are kept with the routes (``restrict_share``,
+``boost_share``).
+
+Without a probe, the semantic router decides. A routed sub-query is then searched in one of
+three ways, by how far apart its scores of the collections are (soft before hard):
 
 - **restrict** when the router is confident (the best collection scores at least the fitted
   gap above the next): only that collection is searched. With three collections or more, a
@@ -60,14 +71,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .collection import COLLECTION_KEY, CollectionInfo, list_collections
-from .query import RouteDecision, Router
+from .query import Retrieval, RouteDecision, Router
 
 __all__ = [
     "ALL_COLLECTIONS",
     "BOOST_PRECISION",
+    "BOOST_SHARE",
     "DEFAULT_BOOST_WEIGHT",
     "NO_ROUTING_ONE",
+    "PROBE_K",
+    "PROBE_RANK_K",
     "RESTRICT_PRECISION",
+    "RESTRICT_SHARE",
     "TOO_CLOSE",
     "ROUTES_FILE",
     "CollectionRouter",
@@ -766,7 +781,8 @@ class WholeIndex(Router):
 class CollectionRouter(Router):
     """Routes each sub-query to the collections of an index, restricting the search to them
     when the scores are far enough apart and boosting the best one otherwise (see the module
-    docstring).
+    docstring): by what ``probe``'s search of the whole index finds first when there is one,
+    else by ``router``'s scores.
 
     Args:
         router: scores every collection for a query (``scores(query) -> {name: score}``, as
@@ -778,6 +794,11 @@ class CollectionRouter(Router):
         boost_weight: the weight of a boosted collection's list.
         collections: the collections routed among (default: every route of ``router``); a
             search restricted to some collections routes among those only.
+        probe: a retriever over the index (the search's own): each collection's share of
+            what it finds first for an ask decides (see :meth:`shares`), not ``router``.
+        probe_k: the passages of the probe's search that decide.
+        restrict_share: the share of them from which an ask is restricted to the collection.
+        boost_share: the share from which the collection is boosted.
     """
 
     step_id: ClassVar[str] = "ragloom/collection-router"
@@ -923,15 +944,20 @@ class CollectionRouter(Router):
             return self.fallback("nothing to route by (the search found nothing)")
         best, share = ranked[0]
         runner_up, runner_up_share = ranked[1] if len(ranked) > 1 else (None, None)
-        found = {
-            "route": best, "score": round(share, 4), "runner_up": runner_up,
-            "runner_up_score": None if runner_up_share is None else round(runner_up_share, 4),
-        }
+        decision = RouteDecision(
+            route=best, score=round(share, 4), runner_up=runner_up,
+            runner_up_score=None if runner_up_share is None else round(runner_up_share, 4),
+            note=TOO_CLOSE,
+        )
         if share >= self.restrict_share:
-            return RouteDecision(**found, collections=[best], retrieval="restrict")
-        if share >= self.boost_share:
-            return RouteDecision(**found, collections=[best], retrieval="boost")
-        return RouteDecision(**found, note=TOO_CLOSE)
+            how: Retrieval = "restrict"
+        elif share >= self.boost_share:
+            how = "boost"
+        else:
+            return decision
+        return decision.model_copy(
+            update={"collections": [best], "retrieval": how, "note": None}
+        )
 
 
 def index_router(

@@ -44,6 +44,7 @@ __all__ = [
     "Searcher",
     "load_routes",
     "index_exists",
+    "index_probe",
     "is_remote",
     "open_index",
     "routes_router",
