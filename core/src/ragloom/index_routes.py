@@ -879,18 +879,9 @@ class CollectionRouter(Router):
         # whole ask is scored only when it is not).
         ask = _last_sentence(query)
         if self.probe is not None:
-            # by search: the last sentence, searched alone beside the ask, restricts when a
-            # search of the whole ask finds its collection too, and only boosts it when not
-            # (a sentence read out of its context can find something else entirely)
-            found = self.shares(query)
-            if ask is not None:
-                alone = self._by_shares(self.shares(ask))
-                if alone.retrieval == "restrict":
-                    agreed = found.get(alone.route, 0.0) > 0
-                    return alone.model_copy(
-                        update={"focus": ask} if agreed else {"focus": ask, "retrieval": "boost"}
-                    )
-            return self._by_shares(found)
+            return self._by_search(
+                self.shares(query), None if ask is None else (ask, self.shares(ask))
+            )
         if ask is not None:
             alone = self._decide(ask)
             if alone.retrieval == "restrict":
@@ -937,6 +928,24 @@ class CollectionRouter(Router):
             retrieval="restrict" if restricted else "boost",
         )
 
+
+    def _by_search(
+        self, found: Mapping[str, float], last: tuple[str, Mapping[str, float]] | None
+    ) -> RouteDecision:
+        """The decision by the shares of the whole ask's search (``found``) and of its last
+        sentence's (``last``: the sentence and its shares). The last sentence, searched alone
+        beside the ask, restricts when the whole ask's search finds its collection too, and
+        only boosts it when not (a sentence read out of its context can find something else
+        entirely)."""
+        if last is not None:
+            ask, shares = last
+            alone = self._by_shares(shares)
+            if alone.retrieval == "restrict":
+                agreed = found.get(alone.route, 0.0) > 0
+                return alone.model_copy(
+                    update={"focus": ask} if agreed else {"focus": ask, "retrieval": "boost"}
+                )
+        return self._by_shares(found)
 
     def _by_shares(self, shares: Mapping[str, float]) -> RouteDecision:
         ranked = _ranked(shares)
