@@ -248,6 +248,8 @@ def test_a_search_of_the_whole_index_decides_how_an_ask_is_searched() -> None:
         "mostly git": ["git"] * 7 + ["sqlite"] * 3,
         "split": ["git", "sqlite", "debian"] * 3 + ["git"],
         "elsewhere": ["other"] * 10,
+        # passages outside the collections routed among (no collection) count in the whole
+        "mostly unsorted": ["git"] + ["other"] * 9,
     })
     router = CollectionRouter(scorer, probe=probe, restrict_share=0.8, boost_share=0.5)
     sure = router.decide_sync("all git")
@@ -265,6 +267,8 @@ def test_a_search_of_the_whole_index_decides_how_an_ask_is_searched() -> None:
     # nothing found in the collections routed among: the whole index, said so
     assert router.decide_sync("elsewhere").is_fallback
     assert router.decide_sync("nothing at all").is_fallback
+    unsorted = router.decide_sync("mostly unsorted")
+    assert (unsorted.route, unsorted.retrieval, unsorted.note) == ("git", None, TOO_CLOSE)
     for bad in ({"probe_k": 0}, {"boost_share": 0.9, "restrict_share": 0.8}, {"probe": 3}):
         with pytest.raises(ConfigurationError):
             CollectionRouter(scorer, **{"probe": probe, **bad})

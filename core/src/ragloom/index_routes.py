@@ -891,16 +891,18 @@ class CollectionRouter(Router):
     def shares(self, query: str) -> dict[str, float]:
         """Each collection's share of what a search of the whole index for ``query`` finds
         first (its top :attr:`probe_k` passages, the passage at rank r weighing
-        ``1 / (PROBE_RANK_K + r)``); empty without a probe or when the search finds nothing
-        in the collections routed among."""
+        ``1 / (PROBE_RANK_K + r)``; passages of no collection routed among count in the
+        whole, for none); empty without a probe or when the search finds nothing."""
         if self.probe is None:
             return {}
         mass = dict.fromkeys(self.collections, 0.0)
+        total = 0.0
         for rank, hit in enumerate(self.probe.retrieve(query, top_k=self.probe_k), 1):
+            weight = 1.0 / (PROBE_RANK_K + rank)
+            total += weight
             name = hit.chunk.metadata.get(COLLECTION_KEY)
             if name in mass:
-                mass[name] += 1.0 / (PROBE_RANK_K + rank)
-        total = sum(mass.values())
+                mass[name] += weight
         return {name: m / total for name, m in mass.items()} if total > 0 else {}
 
     def _decide(self, query: str) -> RouteDecision:
