@@ -210,14 +210,14 @@ def test_a_confident_route_restricts_and_a_less_sure_one_boosts(cli, routed, tmp
     assert header.split() == ["#", "SUB-QUERY", "ROUTE", "SCORE", "SEARCH", "NOTE"]
     assert "only astronomy" in table.stdout and "runner-up: cooking" in table.stdout
 
-    # the same router, less sure of itself: a restriction needs more than this gap, a boost
-    # does not
+    # the same routes, less sure of themselves: a restriction needs more than this share of
+    # the ask's search, a boost does not
     index = tmp_path / "index"
     shutil.copytree(routed, index)
     manifest_file = index / "collection-routes.json"
     manifest = json.loads(manifest_file.read_text("utf-8"))
-    manifest["restrict_gaps"] = [10.0]
-    manifest["boost_gap"] = 0.0
+    manifest["restrict_share"] = 10.0
+    manifest["boost_share"] = 0.0
     manifest_file.write_text(json.dumps(manifest), "utf-8")
     (plan,) = plan_of(cli, index, question)
     (route,) = plan["routing_plan"]
@@ -229,7 +229,7 @@ def test_a_confident_route_restricts_and_a_less_sure_one_boosts(cli, routed, tmp
     assert "all, astronomy boosted" in cli("plan", "--index", index, question).stdout
 
     # and too close to call: the whole index, as without routing
-    manifest["boost_gap"] = 10.0
+    manifest["boost_share"] = 10.0
     manifest_file.write_text(json.dumps(manifest), "utf-8")
     (plan,) = plan_of(cli, index, question)
     (route,) = plan["routing_plan"]

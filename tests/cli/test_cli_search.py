@@ -25,7 +25,7 @@ QUESTION = "How do I clear the cache and how do I write a plugin?"
 RESULT_KEYS = {"query", "sub_queries", "routing_plan", "passages", "failures"}
 PLAN_KEYS = {
     "sub_query", "route", "score", "fallback_reason", "runner_up", "runner_up_score",
-    "collections", "retrieval", "note",
+    "collections", "retrieval", "note", "focus",
 }
 PASSAGE_KEYS = {
     "chunk_id", "document_id", "start", "end", "content", "metadata", "score", "found_by",

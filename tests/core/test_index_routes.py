@@ -219,3 +219,89 @@ def test_a_collections_route_is_fitted_from_a_bounded_seeded_sample(monkeypatch)
     # held-out documents give utterances and examples of their own, never the training ones
     assert sample.utterances and sample.held_examples and sample.examples
     assert not set(sample.held_examples) & set(sample.examples)
+
+
+class Found(Retriever):
+    """A search of the whole index that finds, for each query, passages of the collections
+    it is told (best first)."""
+
+    def __init__(self, found: dict[str, list[str]]) -> None:
+        self.found = found
+        self.calls: list[tuple[str, int | None]] = []
+
+    def retrieve(self, query: str, *, top_k: int | None = None,
+                 where: Any = None) -> list[ScoredChunk]:
+        self.calls.append((query, top_k))
+        return [
+            ScoredChunk(Document(id=f"{name}/{i}#0", content="text", parent_id=f"{name}/{i}",
+                                 metadata={"collection": name}), 1.0 - i / 100)
+            for i, name in enumerate(self.found.get(query, []))
+        ]
+
+
+def test_a_search_of_the_whole_index_decides_how_an_ask_is_searched() -> None:
+    from ragloom.errors import ConfigurationError
+
+    scorer = Scores({"git": 0.9, "sqlite": 0.1, "debian": 0.0})  # never consulted with a probe
+    probe = Found({
+        "all git": ["git"] * 10,
+        "mostly git": ["git"] * 7 + ["sqlite"] * 3,
+        "split": ["git", "sqlite", "debian"] * 3 + ["git"],
+        "elsewhere": ["other"] * 10,
+        # passages outside the collections routed among (no collection) count in the whole
+        "mostly unsorted": ["git"] + ["other"] * 9,
+    })
+    router = CollectionRouter(scorer, probe=probe, restrict_share=0.8, boost_share=0.5)
+    sure = router.decide_sync("all git")
+    assert (sure.route, sure.retrieval, sure.collections, sure.score) == (
+        "git", "restrict", ["git"], 1.0,
+    )
+    assert probe.calls == [("all git", 10)]  # the ask's top 10
+    # the passage at rank r weighs 1 / (5 + r): seven of the first ten are 0.79 of it
+    boosted = router.decide_sync("mostly git")
+    assert (boosted.route, boosted.retrieval, boosted.runner_up) == ("git", "boost", "sqlite")
+    assert boosted.score == pytest.approx(0.7922, abs=1e-4)
+    assert boosted.score + (boosted.runner_up_score or 0) == pytest.approx(1.0)
+    close = router.decide_sync("split")
+    assert (close.route, close.retrieval, close.note) == ("git", None, TOO_CLOSE)
+    # nothing found in the collections routed among: the whole index, said so
+    assert router.decide_sync("elsewhere").is_fallback
+    assert router.decide_sync("nothing at all").is_fallback
+    unsorted = router.decide_sync("mostly unsorted")
+    assert (unsorted.route, unsorted.retrieval, unsorted.note) == ("git", None, TOO_CLOSE)
+    for bad in ({"probe_k": 0}, {"boost_share": 0.9, "restrict_share": 0.8}, {"probe": 3}):
+        with pytest.raises(ConfigurationError):
+            CollectionRouter(scorer, **{"probe": probe, **bad})
+
+
+def test_a_last_sentence_that_decides_is_searched_beside_its_ask() -> None:
+    situation = "Our Debian server runs on UTC."
+    ask = "In a SQLite query, how do I format a timestamp?"
+    vague = "Which one should I pick, and why?"
+    probe = Found({
+        f"{situation} {ask}": ["debian"] * 6 + ["sqlite"] * 4,
+        ask: ["sqlite"] * 10,
+        f"{situation} {vague}": ["debian"] * 10,
+        vague: ["git"] * 10,
+    })
+    router = CollectionRouter(Scores({"git": 0, "sqlite": 0, "debian": 0}), probe=probe)
+    # the situation pulls the whole ask to debian; its own sentence is sure of sqlite, and a
+    # search of the whole ask finds sqlite too: restricted, the sentence searched as well
+    routed = router.decide_sync(f"{situation} {ask}")
+    assert (routed.route, routed.retrieval, routed.focus) == ("sqlite", "restrict", ask)
+    # a sentence read out of its context that finds what the whole ask does not: a boost only
+    soft = router.decide_sync(f"{situation} {vague}")
+    assert (soft.route, soft.retrieval, soft.focus) == ("git", "boost", vague)
+
+    step = RetrieveStep(Recording(), top_k=5, boost_weight=0.5, whole_weight=0)
+    restricted = SubQueryRoute.from_decision(f"{situation} {ask}", routed)
+    assert [(s.routed.sub_query, s.where, s.weight) for s in step._searches(restricted)] == [
+        (f"{situation} {ask}", {"collection": ["sqlite"]}, 1.0),
+        (ask, {"collection": ["sqlite"]}, 1.0),
+    ]
+    boosted = SubQueryRoute.from_decision(f"{situation} {vague}", soft)
+    assert [(s.routed.sub_query, s.where, s.weight) for s in step._searches(boosted)] == [
+        (f"{situation} {vague}", None, 1.0),
+        (f"{situation} {vague}", {"collection": ["git"]}, 0.5),
+        (vague, {"collection": ["git"]}, 0.5),
+    ]

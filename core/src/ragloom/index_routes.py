@@ -13,8 +13,19 @@ the time to fit them do not grow with the collection. Each collection's sample i
 the routes under a hash of its documents: fitting again reads only the collections that
 changed.
 
-A routed sub-query is searched in one of three ways, by how far apart the router's scores of
-the collections are (soft before hard):
+A search decides by what the ask's own search of the whole index finds first (the ``probe``
+of :class:`CollectionRouter`; a federated-search collection selector in the manner of ReDDE):
+each collection's share of the rank-weighted first :data:`PROBE_K` passages. From
+:data:`RESTRICT_SHARE` of it the ask searches that collection only; from :data:`BOOST_SHARE`
+the whole index and the collection beside it; below, the whole index. An ask of several
+sentences whose last sentence is sure enough to restrict takes that decision, and the sentence
+is searched too, alone, in the same collection (``focus``); when the whole ask's search finds
+nothing of that collection, the collection is only boosted. The shares were chosen on the
+project's development questions and are kept with the routes (``restrict_share``,
+``boost_share``).
+
+Without a probe, the semantic router decides. A routed sub-query is then searched in one of
+three ways, by how far apart its scores of the collections are (soft before hard):
 
 - **restrict** when the router is confident (the best collection scores at least the fitted
   gap above the next): only that collection is searched. With three collections or more, a
@@ -60,14 +71,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .collection import COLLECTION_KEY, CollectionInfo, list_collections
-from .query import RouteDecision, Router
+from .query import Retrieval, RouteDecision, Router
 
 __all__ = [
     "ALL_COLLECTIONS",
     "BOOST_PRECISION",
+    "BOOST_SHARE",
     "DEFAULT_BOOST_WEIGHT",
     "NO_ROUTING_ONE",
+    "PROBE_K",
+    "PROBE_RANK_K",
     "RESTRICT_PRECISION",
+    "RESTRICT_SHARE",
     "TOO_CLOSE",
     "ROUTES_FILE",
     "CollectionRouter",
@@ -111,6 +126,17 @@ SAMPLE_DOCUMENTS = 120
 PASSAGES_PER_DOCUMENT = 2
 #: The semantic router of the fitted routes.
 SEMANTIC_ROUTER = "ragloom-semantic:semantic"
+
+#: Passages of an ask's search of the whole index that say which collection it is about.
+PROBE_K = 10
+#: The rank constant of a probe's passages: the passage at rank r weighs ``1 / (PROBE_RANK_K
+#: + r)`` (the fusion's own constant).
+PROBE_RANK_K = 5
+#: The share of an ask's probe held by one collection from which its search is restricted to
+#: that collection.
+RESTRICT_SHARE = 0.8
+#: The share from which the collection is boosted (below it: too close to call).
+BOOST_SHARE = 0.5
 
 
 # -- what a collection holds -------------------------------------------------------------------
@@ -323,6 +349,8 @@ class FittedRoutes:
     boost_gap: float | None = None
     boost_weight: float = 1.0
     fit: dict[str, Any] = field(default_factory=dict)
+    restrict_share: float = RESTRICT_SHARE
+    boost_share: float = BOOST_SHARE
     note: str | None = None
     samples: dict[str, CollectionSample] = field(default_factory=dict)
 
@@ -340,6 +368,8 @@ class FittedRoutes:
             "restrict_gaps": self.restrict_gaps,
             "boost_gap": self.boost_gap,
             "boost_weight": self.boost_weight,
+            "restrict_share": self.restrict_share,
+            "boost_share": self.boost_share,
             "fit": self.fit,
             "note": self.note,
             "samples": {name: s.to_dict() for name, s in self.samples.items()},
@@ -411,7 +441,7 @@ def _scores_many(router: Any, texts: Sequence[str]) -> list[dict[str, float]]:
 #: Where a sentence or a clause after a colon ends and another begins.
 _SENTENCE_BREAK = re.compile(r"(?<=[.:;?!])\s+(?=[^\s])")
 #: A last sentence shorter than this (in words) is not routed alone.
-_MIN_ASK_WORDS = 4
+_MIN_ASK_WORDS = 5
 
 
 def _last_sentence(query: str) -> str | None:
@@ -651,6 +681,8 @@ def _from_manifest(data: Mapping[str, Any], router: Any = None) -> FittedRoutes:
         boost_gap=data.get("boost_gap"),
         boost_weight=float(data.get("boost_weight") or DEFAULT_BOOST_WEIGHT),
         fit=dict(data.get("fit") or {}), note=data.get("note"),
+        restrict_share=float(data.get("restrict_share", RESTRICT_SHARE)),
+        boost_share=float(data.get("boost_share", BOOST_SHARE)),
         samples={
             str(name): CollectionSample.from_dict(s)
             for name, s in samples.items() if isinstance(s, Mapping)
@@ -749,7 +781,8 @@ class WholeIndex(Router):
 class CollectionRouter(Router):
     """Routes each sub-query to the collections of an index, restricting the search to them
     when the scores are far enough apart and boosting the best one otherwise (see the module
-    docstring).
+    docstring): by what ``probe``'s search of the whole index finds first when there is one,
+    else by ``router``'s scores.
 
     Args:
         router: scores every collection for a query (``scores(query) -> {name: score}``, as
@@ -761,6 +794,11 @@ class CollectionRouter(Router):
         boost_weight: the weight of a boosted collection's list.
         collections: the collections routed among (default: every route of ``router``); a
             search restricted to some collections routes among those only.
+        probe: a retriever over the index (the search's own): each collection's share of
+            what it finds first for an ask decides (see :meth:`shares`), not ``router``.
+        probe_k: the passages of the probe's search that decide.
+        restrict_share: the share of them from which an ask is restricted to the collection.
+        boost_share: the share from which the collection is boosted.
     """
 
     step_id: ClassVar[str] = "ragloom/collection-router"
@@ -773,6 +811,10 @@ class CollectionRouter(Router):
         boost_weight: float = DEFAULT_BOOST_WEIGHT,
         boost_gap: float | None = None,
         collections: Iterable[str] | None = None,
+        probe: Any = None,
+        probe_k: int = PROBE_K,
+        restrict_share: float = RESTRICT_SHARE,
+        boost_share: float = BOOST_SHARE,
     ) -> None:
         from .errors import ConfigurationError
 
@@ -793,14 +835,33 @@ class CollectionRouter(Router):
         self.restrict_gaps = [None if g is None else float(g) for g in restrict_gaps]
         self.boost_weight = float(boost_weight)
         self.boost_gap = None if boost_gap is None else float(boost_gap)
+        if probe is not None and not callable(getattr(probe, "retrieve", None)):
+            raise ConfigurationError("CollectionRouter's probe must be a retriever")
+        if isinstance(probe_k, bool) or not isinstance(probe_k, int) or probe_k < 1:
+            raise ConfigurationError(f"probe_k must be an integer >= 1, got {probe_k!r}")
+        if not 0 <= boost_share <= restrict_share:
+            raise ConfigurationError(
+                "the shares must satisfy 0 <= boost_share <= restrict_share, got "
+                f"{boost_share!r} and {restrict_share!r}"
+            )
+        self.probe = probe
+        self.probe_k = probe_k
+        self.restrict_share = float(restrict_share)
+        self.boost_share = float(boost_share)
 
     def config(self) -> Mapping[str, Any]:
+        probe = None if self.probe is None else {
+            "retriever": getattr(self.probe, "config_hash", type(self.probe).__name__),
+            "k": self.probe_k, "restrict_share": self.restrict_share,
+            "boost_share": self.boost_share,
+        }
         return {
             "router": self.router.config_hash,
             "collections": list(self.collections),
             "restrict_gaps": self.restrict_gaps,
             "boost_gap": self.boost_gap,
             "boost_weight": self.boost_weight,
+            "probe": probe,
         }
 
     @property
@@ -817,11 +878,32 @@ class CollectionRouter(Router):
         # sentence alone decides when it is confident enough to restrict the search (the
         # whole ask is scored only when it is not).
         ask = _last_sentence(query)
+        if self.probe is not None:
+            return self._by_search(
+                self.shares(query), None if ask is None else (ask, self.shares(ask))
+            )
         if ask is not None:
             alone = self._decide(ask)
             if alone.retrieval == "restrict":
                 return alone
         return self._decide(query)
+
+    def shares(self, query: str) -> dict[str, float]:
+        """Each collection's share of what a search of the whole index for ``query`` finds
+        first (its top :attr:`probe_k` passages, the passage at rank r weighing
+        ``1 / (PROBE_RANK_K + r)``; passages of no collection routed among count in the
+        whole, for none); empty without a probe or when the search finds nothing."""
+        if self.probe is None:
+            return {}
+        mass = dict.fromkeys(self.collections, 0.0)
+        total = 0.0
+        for rank, hit in enumerate(self.probe.retrieve(query, top_k=self.probe_k), 1):
+            weight = 1.0 / (PROBE_RANK_K + rank)
+            total += weight
+            name = hit.chunk.metadata.get(COLLECTION_KEY)
+            if name in mass:
+                mass[name] += weight
+        return {name: m / total for name, m in mass.items()} if total > 0 else {}
 
     def _decide(self, query: str) -> RouteDecision:
         scores = self.router.scores(query)
@@ -849,8 +931,49 @@ class CollectionRouter(Router):
         )
 
 
+    def _by_search(
+        self, found: Mapping[str, float], last: tuple[str, Mapping[str, float]] | None
+    ) -> RouteDecision:
+        """The decision by the shares of the whole ask's search (``found``) and of its last
+        sentence's (``last``: the sentence and its shares). The last sentence, searched alone
+        beside the ask, restricts when the whole ask's search finds its collection too, and
+        only boosts it when not (a sentence read out of its context can find something else
+        entirely)."""
+        if last is not None:
+            ask, shares = last
+            alone = self._by_shares(shares)
+            if alone.retrieval == "restrict":
+                agreed = found.get(alone.route, 0.0) > 0
+                return alone.model_copy(
+                    update={"focus": ask} if agreed else {"focus": ask, "retrieval": "boost"}
+                )
+        return self._by_shares(found)
+
+    def _by_shares(self, shares: Mapping[str, float]) -> RouteDecision:
+        ranked = _ranked(shares)
+        if not ranked or ranked[0][1] <= 0:
+            return self.fallback("nothing to route by (the search found nothing)")
+        best, share = ranked[0]
+        runner_up, runner_up_share = ranked[1] if len(ranked) > 1 else (None, None)
+        decision = RouteDecision(
+            route=best, score=round(share, 4), runner_up=runner_up,
+            runner_up_score=None if runner_up_share is None else round(runner_up_share, 4),
+            note=TOO_CLOSE,
+        )
+        if share >= self.restrict_share:
+            how: Retrieval = "restrict"
+        elif share >= self.boost_share:
+            how = "boost"
+        else:
+            return decision
+        return decision.model_copy(
+            update={"collections": [best], "retrieval": how, "note": None}
+        )
+
+
 def index_router(
-    store: Any, *, registry: Any = None, collections: Sequence[str] | None = None
+    store: Any, *, registry: Any = None, collections: Sequence[str] | None = None,
+    probe: Any = None,
 ) -> Router:
     """The default router of a search of ``store``: a :class:`CollectionRouter` over its
     collections (among ``collections`` when the search is restricted to them), or
@@ -867,5 +990,6 @@ def index_router(
             )
     return CollectionRouter(
         fitted.router, restrict_gaps=fitted.restrict_gaps, boost_gap=fitted.boost_gap,
-        boost_weight=fitted.boost_weight, collections=among,
+        boost_weight=fitted.boost_weight, collections=among, probe=probe,
+        restrict_share=fitted.restrict_share, boost_share=fitted.boost_share,
     )

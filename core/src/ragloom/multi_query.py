@@ -48,8 +48,9 @@ class EmptyDecompositionError(RagloomError, ValueError):
 class SubQueryRoute(BaseModel):
     """The route chosen for one sub-query, with the router's score and fallback reason; over
     the collections of an index, also the collections searched and how (``retrieval``:
-    ``"restrict"`` or ``"boost"``, see :class:`~ragloom.query.RouteDecision`), or a ``note``
-    saying why nothing is routed."""
+    ``"restrict"`` or ``"boost"``, see :class:`~ragloom.query.RouteDecision`) and the part of
+    the sub-query the decision was taken on (``focus``), or a ``note`` saying why nothing is
+    routed."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -62,6 +63,7 @@ class SubQueryRoute(BaseModel):
     collections: list[str] | None = None
     retrieval: Retrieval | None = None
     note: str | None = None
+    focus: str | None = None
 
     @classmethod
     def from_decision(cls, sub_query: str, decision: RouteDecision) -> SubQueryRoute:
@@ -75,6 +77,7 @@ class SubQueryRoute(BaseModel):
             collections=decision.collections,
             retrieval=decision.retrieval,
             note=decision.note,
+            focus=decision.focus,
         )
 
 

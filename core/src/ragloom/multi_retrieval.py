@@ -195,9 +195,17 @@ class RetrieveStep(PipelineStep[Any]):
             routed, retriever, top_k, {**(where or {}), **(collection_where(listed) or {})},
             weight if routed.retrieval == "restrict" else weight * self.boost_weight, listed,
         )
+        # the sentence the decision was taken on, alone, in the same collections: the ask
+        # without the situation it opened with, whose words pull its search elsewhere
+        focused = [] if not routed.focus or routed.focus == routed.sub_query else [
+            _Search(
+                routed.model_copy(update={"sub_query": routed.focus}), retriever, top_k,
+                scoped.where, scoped.weight, listed,
+            )
+        ]
         if routed.retrieval == "restrict":
-            return [scoped]
-        return [_Search(routed, retriever, top_k, where, weight), scoped]
+            return [scoped, *focused]
+        return [_Search(routed, retriever, top_k, where, weight), scoped, *focused]
 
     async def transform(
         self, item: MultiQueryRoutingState, context: ExecutionContext

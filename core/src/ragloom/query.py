@@ -155,7 +155,8 @@ class RouteDecision(BaseModel):
     A router over the collections of an index also says which ``collections`` the query is
     about and how the search uses them (``retrieval``: ``"restrict"`` or ``"boost"``; ``None``:
     the whole index, as the route's own ``retrieve`` settings say); ``note`` says why there is
-    no routing at all (``"one collection: no routing"``).
+    no routing at all (``"one collection: no routing"``); ``focus`` names the part of the query
+    the decision was taken on when it was not the whole (searched too, restricted the same).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -168,6 +169,9 @@ class RouteDecision(BaseModel):
     collections: list[str] | None = None
     retrieval: Retrieval | None = None
     note: str | None = None
+    #: The part of the query the decision was taken on, when not the whole of it (the last
+    #: sentence of an ask that opens with a situation): searched too, in the same collections.
+    focus: str | None = None
 
     @property
     def is_fallback(self) -> bool:

@@ -44,6 +44,7 @@ __all__ = [
     "Searcher",
     "load_routes",
     "index_exists",
+    "index_probe",
     "is_remote",
     "open_index",
     "routes_router",
@@ -349,20 +350,24 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
         check_index(store)
         if settings.collections is not None:
             check_collections(store, settings.collections)
-        if chosen is None:
-            from .index_routes import index_router
-
-            chosen = index_router(store, registry=registry, collections=settings.collections)
         embedder = None
         if dimension is not None and settings.mode != "text":
             embedder = index_embedder(store, registry, settings.embedder, dimension)
+        retriever = StoreRetriever(
+            store, embedder, mode=settings.mode, top_k=settings.top_k,
+            where=collection_where(settings.collections),
+        )
+        if chosen is None:
+            from .index_routes import index_router
+
+            # the routes decide by what the ask's own search of the whole index finds first
+            chosen = index_router(
+                store, registry=registry, collections=settings.collections, probe=retriever
+            )
         block = MultiQueryRetrievalPipeline(
             planner,
             chosen,
-            StoreRetriever(
-                store, embedder, mode=settings.mode, top_k=settings.top_k,
-                where=collection_where(settings.collections),
-            ),
+            retriever,
             top_k=settings.top_k,
             whole_weight=(
                 DEFAULT_WHOLE_WEIGHT if settings.whole_weight is None else settings.whole_weight
@@ -482,6 +487,17 @@ def index_embedder(store: Any, registry: Any, name: str | None, dimension: int) 
             "embedder that built it), or ingest the files again"
         )
     return embedder
+
+
+def index_probe(store: Any, registry: Any) -> Any:
+    """A search of the whole of ``store`` as ``ragloom search`` makes it by default (hybrid
+    with the index's embedder when it holds vectors, else full text): what the routes fitted
+    from its collections decide by, where no search is built (``ragloom plan --index``)."""
+    from .retrieval import StoreRetriever
+
+    dimension = _dimension(store)
+    embedder = None if dimension is None else index_embedder(store, registry, None, dimension)
+    return StoreRetriever(store, embedder)
 
 
 def _dimension(store: Any) -> int | None:

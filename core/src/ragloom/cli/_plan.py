@@ -102,7 +102,7 @@ def _index_plan(settings: PlanSettings, registry: Any, decomposer: str) -> Pipel
     from ..index_routes import WholeIndex, index_router
     from ..multi_query import MultiQueryRoutingPipeline
     from ..query import WholeQuestion
-    from ..searcher import WHOLE_QUESTION, open_index
+    from ..searcher import WHOLE_QUESTION, index_probe, open_index
 
     try:
         planner: Any = (
@@ -119,8 +119,16 @@ def _index_plan(settings: PlanSettings, registry: Any, decomposer: str) -> Pipel
     elif settings.index is None:
         router = WholeIndex(NO_INDEX)
     else:
-        with open_index(settings.index, registry=registry, must_exist=True) as store:
-            router = index_router(store, registry=registry)
+        # routed as a search routes: by what each ask's search of the whole index finds first
+        store = open_index(settings.index, registry=registry, must_exist=True)
+        try:
+            router = index_router(store, registry=registry, probe=index_probe(store, registry))
+            pipeline = MultiQueryRoutingPipeline(planner, router).build(registry=registry)
+        except BaseException:
+            store.close()
+            raise
+        pipeline.own(store)
+        return pipeline
     return MultiQueryRoutingPipeline(planner, router).build(registry=registry)
 
 
@@ -243,6 +251,8 @@ def _plan_table(plan: list[Any]) -> str:
             notes.append(f"fallback: {route.fallback_reason}")
         if route.runner_up:
             notes.append(f"runner-up: {route.runner_up} {_score(route.runner_up_score)}")
+        if getattr(route, "focus", None):
+            notes.append("decided by its last sentence (searched too)")
         cells = [str(i), printable(route.sub_query), printable(route.route), _score(route.score)]
         if scoped:
             cells.append(_search_cell(route))
