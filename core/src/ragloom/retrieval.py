@@ -9,8 +9,11 @@ searches a :class:`~ragloom.stores.Store` by vector, full text or both.
 
 from __future__ import annotations
 
+import json
 import math
+import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,6 +28,8 @@ DEFAULT_RRF_K = 60
 
 #: How many more passages to fetch when part of a condition is checked after the search.
 _OVERFETCH = 4
+#: Searches a :class:`StoreRetriever` keeps (the least recently asked dropped first).
+MEMO_SEARCHES = 256
 
 
 class Retriever(Component, ABC):
@@ -46,6 +51,12 @@ class StoreRetriever(Retriever):
     narrow them further (every condition must hold, a key restricted by both included; a
     call's ``top_k`` wins). A blank query finds what its empty vector and empty text find:
     nothing, with the built-in stores.
+
+    A search asked again while the store is at the same version is answered from the last
+    :data:`MEMO_SEARCHES` searches: routing searches an ask to decide where it goes, then
+    searches it again where it went, and a server is asked the same asks over and over. Only
+    a store that tells its version (``read_version()``, as the LanceDB store does while its
+    handle only reads) has its searches kept; any write makes the kept ones stale.
     """
 
     identity_ignores = frozenset({"store"})  # where it searches, not how
@@ -74,6 +85,17 @@ class StoreRetriever(Retriever):
         self.mode: SearchMode = mode or ("hybrid" if embedder is not None else "text")
         self.top_k = top_k
         self.where = dict(where or {})
+        self._kept: OrderedDict[tuple[Any, ...], list[ScoredChunk]] = OrderedDict()
+        self._kept_lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_kept"], state["_kept_lock"] = OrderedDict(), None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._kept_lock = threading.Lock()
 
     def config(self) -> Mapping[str, Any]:
         return {"mode": self.mode, "top_k": self.top_k, "where": self.where}
@@ -95,6 +117,13 @@ class StoreRetriever(Retriever):
         # with the call's condition, and the retriever's own is checked on what it finds.
         both = {k: v for k, v in self.where.items() if k in call and call[k] != v}
         conditions = {**self.where, **call} or None
+        key = self._key(query, wanted, conditions, both)
+        if key is not None:
+            with self._kept_lock:
+                kept = self._kept.get(key)
+                if kept is not None:
+                    self._kept.move_to_end(key)
+                    return list(kept)
         vector = None
         if self.mode in ("vector", "hybrid"):
             vector = self.embedder.embed_query(query)
@@ -107,7 +136,27 @@ class StoreRetriever(Retriever):
         )
         if both:
             found = [hit for hit in found if matches_where(hit.chunk.metadata, both)][:wanted]
+        if key is not None:
+            with self._kept_lock:
+                self._kept[key] = list(found)
+                while len(self._kept) > MEMO_SEARCHES:
+                    self._kept.popitem(last=False)
         return found
+
+    def _key(
+        self, query: str, top_k: int, conditions: Mapping[str, Any] | None,
+        both: Mapping[str, Any],
+    ) -> tuple[Any, ...] | None:
+        """What a kept search is found by (``None``: this search is not kept)."""
+        reader = getattr(self.store, "read_version", None)
+        version = reader() if callable(reader) else None
+        if version is None:
+            return None
+        try:
+            where = json.dumps([conditions, both], sort_keys=True)
+        except (TypeError, ValueError):
+            return None  # a condition that is not JSON: searched every time
+        return (version, query, top_k, where, self.mode)
 
 
 def demote_boilerplate(hits: Sequence[ScoredChunk]) -> list[ScoredChunk]:
