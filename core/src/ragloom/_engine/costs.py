@@ -19,8 +19,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .hooks import RunStep
-
 __all__ = ["COST_SAMPLE", "Costs", "clock", "decisions_for", "mode_of", "skip_reason"]
 
 #: Computed items a run must have measured before it records a decision for a step.
@@ -78,7 +76,7 @@ def _decision(compute_us: float, replay_us: float, items: int) -> dict[str, Any]
     }
 
 
-def mode_of(step: RunStep) -> str:
+def mode_of(step: object) -> str:
     """A step's cache mode: its own, else ``$RAGLOOM_CACHE_MODE``, else ``"auto"``."""
     mode = getattr(step, "cache_mode", None)
     if mode is None:
@@ -86,7 +84,7 @@ def mode_of(step: RunStep) -> str:
     return "always" if mode == "always" else "auto"
 
 
-def decisions_for(store: Any, identities: list[str]) -> dict[str, dict[str, Any]]:
+def decisions_for(store: object, identities: list[str]) -> dict[str, dict[str, Any]]:
     """The recorded decisions of ``identities`` in ``store`` (none when it records none)."""
     get = getattr(store, "get_decisions", None)
     if get is None or not identities:
@@ -98,7 +96,7 @@ def decisions_for(store: Any, identities: list[str]) -> dict[str, dict[str, Any]
     return found
 
 
-def record(store: Any, identity: str, decision: dict[str, Any], step_name: str) -> None:
+def record(store: object, identity: str, decision: dict[str, Any], step_name: str) -> None:
     put = getattr(store, "put_decision", None)
     if put is None:
         return

@@ -23,6 +23,7 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
+from types import FrameType
 from typing import Any, Protocol
 
 __all__ = ["Flushable", "guard", "watch"]
@@ -32,9 +33,10 @@ class Flushable(Protocol):
     def flush(self) -> int: ...
 
 
-_live: set[Any] = set()
+_live: set[Flushable] = set()
 _live_lock = threading.Lock()
 _installed = 0
+#: The disposition SIGTERM had before ours (what ``signal.getsignal`` returns).
 _previous: Any = None
 
 
@@ -83,7 +85,7 @@ def guard() -> Iterator[None]:
                         signal.signal(signal.SIGTERM, _previous)
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     threading.Thread(target=_flush_then_end, name="ragloom-sigterm", daemon=True).start()
 
