@@ -17,12 +17,12 @@ import logging
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from ..events import CacheHit, CacheMiss, CacheSkipped
 from . import costs, sigterm
 from .calls import Failure, Result, WindowCall, item_id
-from .costs import Costs
+from .costs import Costs, Decision
 from .protocols import C, Item, RunContext, RunStats, RunStore, StepInfo
 from .routing import Routing
 
@@ -130,7 +130,7 @@ class _Owner:
         self.costs = Costs()
         #: Whether this run measures costs (cache_mode "auto"), and the decision on record.
         self.measured = costs.mode_of(step) == "auto"
-        self.prior: dict[str, Any] | None = None
+        self.prior: Decision | None = None
 
 
 async def cached_results(
@@ -410,7 +410,7 @@ def _paired(items: list[Item], results: list[Result | None]) -> list[tuple[Item,
     return cast("list[tuple[Item, Result]]", list(zip(items, results, strict=True)))
 
 
-def _wrong_type(owner: _Owner, result: list[Any]) -> Failure | None:
+def _wrong_type(owner: _Owner, result: list[Item]) -> Failure | None:
     """A failure when an output is not an instance of the step's ``output_model``."""
     # an owner with a key has an output model (see _settle_identity)
     model = cast("type[BaseModel]", owner.step.output_model)

@@ -274,7 +274,7 @@ def attempt_call(
     timeout = policy.timeout
     mode = policy.on_failure
     if not is_async and timeout is not None:
-        one_attempt: Callable[[Any], Awaitable[Any]] = _in_thread(raw, timeout)
+        one_attempt: Callable[[Item], Awaitable[Any]] = _in_thread(raw, timeout)
     elif is_async:
         one_attempt = raw
     else:

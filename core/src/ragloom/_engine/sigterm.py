@@ -22,9 +22,9 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Any, Protocol
+from typing import Protocol
 
 __all__ = ["Flushable", "guard", "watch"]
 
@@ -37,7 +37,7 @@ _live: set[Flushable] = set()
 _live_lock = threading.Lock()
 _installed = 0
 #: The disposition SIGTERM had before ours (what ``signal.getsignal`` returns).
-_previous: Any = None
+_previous: Callable[[int, FrameType | None], object] | int | signal.Handlers | None = None
 
 
 @contextlib.contextmanager
