@@ -31,7 +31,9 @@ __all__ = ["Leaf", "Routing", "routes_items"]
 
 
 def routes_items(step: RunStep[C]) -> TypeGuard[RunRouter[C]]:
-    """Whether ``step`` routes its items to children (``routes_items = True``)."""
+    """Whether ``step`` routes its items to children (``routes_items = True``). It narrows on
+    that flag alone: that a routing step has the rest of :class:`RunRouter` (``select``,
+    ``children``, ``cache``) is its class's promise, not checked by mypy."""
     return bool(getattr(step, "routes_items", False))
 
 
