@@ -16,15 +16,20 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import TYPE_CHECKING, cast
 
 from ..events import CacheHit, CacheMiss, CacheSkipped
 from . import costs, sigterm
-from .calls import Failure, item_id
-from .costs import Costs
-from .hooks import RunStep
+from .calls import Failure, Result, WindowCall, item_id
+from .costs import Costs, Decision
+from .protocols import C, Item, RunContext, RunStats, RunStore, StepInfo
 from .routing import Routing
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..cache.base import CacheEntry
 
 __all__ = ["cached_results"]
 
@@ -54,7 +59,7 @@ class _PendingWrites:
     __slots__ = ("count", "lock", "notes", "read_only", "since", "stores")
 
     def __init__(self) -> None:
-        self.stores: dict[int, tuple[Any, list[Any]]] = {}
+        self.stores: dict[int, tuple[RunStore, list[CacheEntry]]] = {}
         self.count = 0
         self.since = flush_clock()
         #: Held while entries are added or written: a SIGTERM writes from another thread.
@@ -64,7 +69,7 @@ class _PendingWrites:
         #: What to tell the run about them (taken by ``cached_results``).
         self.notes: list[str] = []
 
-    def mark_read_only(self, store: Any, why: str) -> str:
+    def mark_read_only(self, store: RunStore, why: str) -> str:
         """Stop writing ``store`` (it is still read); return what to tell the run, logged
         once per process."""
         self.read_only.add(id(store))
@@ -72,7 +77,7 @@ class _PendingWrites:
         warn_once(note)
         return note
 
-    def add(self, store: Any, entry: Any) -> None:
+    def add(self, store: RunStore, entry: CacheEntry) -> None:
         if id(store) in self.read_only:
             return
         with self.lock:
@@ -113,7 +118,9 @@ class _Owner:
     __slots__ = ("checks_input", "config_hash", "costs", "measured", "mode", "prior", "scope",
                  "step", "store")  # fmt: skip
 
-    def __init__(self, step: RunStep, store: Any, mode: str | None, checks_input: bool) -> None:
+    def __init__(
+        self, step: StepInfo, store: RunStore | None, mode: str | None, checks_input: bool
+    ) -> None:
         self.step = step
         self.store = store
         self.mode = mode
@@ -123,20 +130,20 @@ class _Owner:
         self.costs = Costs()
         #: Whether this run measures costs (cache_mode "auto"), and the decision on record.
         self.measured = costs.mode_of(step) == "auto"
-        self.prior: dict[str, Any] | None = None
+        self.prior: Decision | None = None
 
 
 async def cached_results(
-    windows: AsyncIterator[list[Any]],
+    windows: AsyncIterator[list[Item]],
     *,
-    step: RunStep,
-    store: Any,
-    routing: Routing | None,
+    step: StepInfo,
+    store: RunStore | None,
+    routing: Routing[C] | None,
     checks_input: bool,
-    compute: Callable[..., Awaitable[list[Any]]],
-    context: Any,
-    stats: Any,
-) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+    compute: WindowCall,
+    context: C,
+    stats: RunStats,
+) -> AsyncGenerator[list[tuple[Item, Result]], None]:
     """``(item, outputs | Failure)`` pairs in input order, reading and writing the cache.
 
     ``compute(items, done)`` gives the results (``list | Failure`` each, in order) of the items
@@ -194,7 +201,7 @@ async def cached_results(
             watching.close()
 
 
-async def _tell(pending: _PendingWrites, context: Any, stats: Any) -> None:
+async def _tell(pending: _PendingWrites, context: RunContext, stats: RunStats) -> None:
     """Emit what the writes found out (a store that turned out read-only) as CacheSkipped."""
     while pending.notes:
         note = pending.notes.pop(0)
@@ -213,7 +220,7 @@ def _last_flush(pending: _PendingWrites, owners: dict[int, _Owner]) -> None:
 
 def _known_decisions(owners: dict[int, _Owner]) -> None:
     """Read the cost decisions on record for the owners that measure costs."""
-    by_store: dict[int, tuple[Any, list[_Owner]]] = {}
+    by_store: dict[int, tuple[RunStore, list[_Owner]]] = {}
     for owner in owners.values():
         if owner.store is not None and owner.config_hash is not None and owner.measured:
             by_store.setdefault(id(owner.store), (owner.store, []))[1].append(owner)
@@ -235,7 +242,7 @@ def _record_decisions(owners: dict[int, _Owner]) -> None:
             costs.record(owner.store, owner.config_hash, decision, owner.step.name)
 
 
-async def _settle_identity(owner: _Owner, context: Any, stats: Any) -> None:
+async def _settle_identity(owner: _Owner, context: RunContext, stats: RunStats) -> None:
     """Work out ``owner``'s config hash now; without a stable identity it runs uncached."""
     if owner.store is None or getattr(owner.step, "output_model", None) is None:
         return
@@ -255,22 +262,22 @@ async def _settle_identity(owner: _Owner, context: Any, stats: Any) -> None:
 
 
 async def _window(
-    items: list[Any],
-    step: RunStep,
-    routing: Routing | None,
+    items: list[Item],
+    step: StepInfo,
+    routing: Routing[C] | None,
     owners: dict[int, _Owner],
-    compute: Callable[..., Awaitable[list[Any]]],
-    context: Any,
-    stats: Any,
+    compute: WindowCall,
+    context: C,
+    stats: RunStats,
     pending: _PendingWrites,
-) -> list[tuple[Any, Any]]:
+) -> list[tuple[Item, Result]]:
     from ..cache.base import CacheEntry
     from ..cache.codec import decode_many
     from ..cache.keys import cache_key
 
     started = costs.clock()
     n = len(items)
-    results: list[Any] = [None] * n
+    results: list[Result | None] = [None] * n
     keys: list[str | None] = [None] * n
     item_owners: list[_Owner | None] = [None] * n
     single = owners[id(step)] if routing is None else None
@@ -289,9 +296,9 @@ async def _window(
         item_owners[i] = owner
         keys[i] = cache_key(config_hash, item, owner.scope)
 
-    wanted: dict[int, tuple[Any, list[str]]] = {}
+    wanted: dict[int, tuple[RunStore, list[str]]] = {}
     for key, owner in zip(keys, item_owners, strict=True):
-        if key is not None and owner is not None:
+        if key is not None and owner is not None and owner.store is not None:  # all keyed
             group = wanted.get(id(owner.store))
             if group is None:
                 group = wanted[id(owner.store)] = (owner.store, [])
@@ -301,7 +308,8 @@ async def _window(
     todo: list[int] = []
     missed: list[int] = []
     hits: list[int] = []
-    entries: list[Any] = []
+    hit_owners: list[_Owner] = []
+    entries: list[CacheEntry] = []
     for i in range(n):
         if results[i] is not None:
             continue
@@ -321,6 +329,7 @@ async def _window(
                 results[i] = Failure(exc, 1, owner.mode)
                 continue
         hits.append(i)
+        hit_owners.append(owner)
         entries.append(entry)
     if hits:
         # One call decodes the window's hits (the payload of a chunker's entry lists offsets
@@ -328,7 +337,8 @@ async def _window(
         decoded = decode_many(
             [e.payload for e in entries],
             [items[i] for i in hits],
-            [item_owners[i].step.output_model for i in hits],  # type: ignore[union-attr]
+            # an owner with a key has an output model (see _settle_identity)
+            cast("list[type[BaseModel]]", [o.step.output_model for o in hit_owners]),
             [e.outputs for e in entries],
             lambda j: f"cache entry {entries[j].key} ({entries[j].step}, "
             f"item {entries[j].item_id!r})",
@@ -342,7 +352,7 @@ async def _window(
             await context.emit(
                 CacheHit(
                     context.run_id, step=stats.name, item_id=item_id(items[i]),
-                    cache_id=str(keys[i]), outputs=len(results[i]),
+                    cache_id=str(keys[i]), outputs=len(cast("list[Item]", results[i])),
                 )
             )
         for i in missed:
@@ -354,13 +364,13 @@ async def _window(
             )
     if not todo:
         _charge(item_owners, [], costs.clock() - started, 0.0)
-        return list(zip(items, results, strict=True))
+        return _paired(items, results)
 
     wrong: dict[int, Failure] = {}
     reported: set[int] = set()
     spent = [0.0]  # time spent writing entries while computing: cache work, not compute
 
-    def done(j: int, result: Any) -> None:
+    def done(j: int, result: Result) -> None:
         """Item ``todo[j]`` is finished: its entry waits for the next write from now."""
         if j in reported:
             return
@@ -377,7 +387,7 @@ async def _window(
                     key, owner.step.identity(), item_id(items[i]), result, items[i],
                     relative_only=owner.scope == "content",
                 )
-                if entry is not None:
+                if entry is not None and owner.store is not None:  # a keyed item's is set
                     pending.add(owner.store, entry)
                     pending.flush_if_due()
         spent[0] += costs.clock() - began
@@ -392,12 +402,18 @@ async def _window(
         results[i] = wrong.get(i, result)
     overhead = (before - started) + writing + (costs.clock() - after)
     _charge(item_owners, [item_owners[i] for i in todo], overhead, after - before - writing)
-    return list(zip(items, results, strict=True))
+    return _paired(items, results)
 
 
-def _wrong_type(owner: _Owner, result: list[Any]) -> Failure | None:
+def _paired(items: list[Item], results: list[Result | None]) -> list[tuple[Item, Result]]:
+    """``(item, result)`` pairs of a window whose results are all set by now."""
+    return cast("list[tuple[Item, Result]]", list(zip(items, results, strict=True)))
+
+
+def _wrong_type(owner: _Owner, result: list[Item]) -> Failure | None:
     """A failure when an output is not an instance of the step's ``output_model``."""
-    model = owner.step.output_model
+    # an owner with a key has an output model (see _settle_identity)
+    model = cast("type[BaseModel]", owner.step.output_model)
     wrong = next((o for o in result if not isinstance(o, model)), None)
     if wrong is None:
         return None

@@ -19,17 +19,30 @@ import random
 import threading
 import types
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 import anyio
 
 from .._interrupts import signalled
 from ..errors import StepTimeoutError
 from ..events import ItemRetried
-from .hooks import RunStep, hooks_of
+from .hooks import hooks_of
+from .protocols import (
+    C,
+    Item,
+    MaybeAsyncCall,
+    RunContext,
+    RunPolicy,
+    RunStats,
+    RunStep,
+    StepWrappers,
+)
 
 __all__ = [
+    "Done",
     "Failure",
+    "Result",
+    "WindowCall",
     "amap_flat",
     "as_outputs",
     "attempt_call",
@@ -43,8 +56,8 @@ __all__ = [
     "stops_run",
 ]
 
-RawCall = Callable[[Any], Any]
-AsyncRawCall = Callable[[Any], Awaitable[Any]]
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class Failure:
@@ -60,6 +73,20 @@ class Failure:
         self.on_failure = on_failure
 
 
+#: What one item came to: all of its outputs, or why it produced nothing.
+Result: TypeAlias = list[Item] | Failure
+#: ``done(index, result)``: told of each item of a window as soon as it is finished.
+Done: TypeAlias = Callable[[int, Result], None]
+
+
+class WindowCall(Protocol):
+    """``items -> results``, one :data:`Result` per item, in order; ``done`` (when given) is
+    told of each item as soon as it is finished."""
+
+    def __call__(self, items: list[Item], done: Done | None = None, /) -> Awaitable[list[Result]]:
+        ...
+
+
 def is_interrupt(exc: BaseException) -> bool:
     """Whether ``exc`` must stop the run rather than fail one item (async code)."""
     if isinstance(exc, KeyboardInterrupt):
@@ -73,7 +100,7 @@ def stops_run(exc: BaseException) -> bool:
     return isinstance(exc, KeyboardInterrupt) and signalled()
 
 
-def item_id(item: Any) -> str:
+def item_id(item: object) -> str:
     """A short readable id of ``item`` for events and messages."""
     ident = getattr(item, "id", None)
     if isinstance(ident, str):
@@ -87,7 +114,7 @@ def item_id(item: Any) -> str:
     return identity_and_digest(item)[0]
 
 
-def as_outputs(produced: Any) -> list[Any]:
+def as_outputs(produced: object) -> list[Item]:
     """What one call produced (a list, one output, ``None`` or a generator) as a plain list."""
     if produced is None:
         return []
@@ -101,7 +128,7 @@ def as_outputs(produced: Any) -> list[Any]:
 # -- building calls from hooks ----------------------------------------------------------------
 
 
-def raw_call(step: RunStep, context: Any) -> tuple[bool, Callable[[Any], Any]]:
+def raw_call(step: RunStep[C], context: C) -> tuple[bool, MaybeAsyncCall]:
     """``(is_async, call)``: one call of ``step``'s hooks on one item, checks included.
 
     The call raises what the hooks raise and returns what ``transform`` produced (checked by
@@ -109,9 +136,9 @@ def raw_call(step: RunStep, context: Any) -> tuple[bool, Callable[[Any], Any]]:
     """
     hooks = hooks_of(step)
     # ``(item)`` or ``(item, context)``: the hook says which
-    transform: Callable[..., Any] = step.transform
+    transform: Callable[..., Any] = step.transform  # (item) or (item, context): hook says
     hook = hooks.transform
-    call: Any
+    call: MaybeAsyncCall
     if hook.kind == "sync":
         call = transform if not hook.takes_context else (lambda item: transform(item, context))
     elif hook.kind == "gen":
@@ -123,7 +150,7 @@ def raw_call(step: RunStep, context: Any) -> tuple[bool, Callable[[Any], Any]]:
         call = transform if not hook.takes_context else (lambda item: transform(item, context))
     else:
 
-        async def call(item: Any) -> list[Any]:
+        async def call(item: Item) -> list[Item]:
             gen = transform(item, context) if hook.takes_context else transform(item)
             return [out async for out in gen]
 
@@ -133,13 +160,13 @@ def raw_call(step: RunStep, context: Any) -> tuple[bool, Callable[[Any], Any]]:
     if hooks.checks_output is not None:
         call = _checked_output(call, step.validate_output, context, is_async, hooks.checks_output)
         is_async = is_async or hooks.checks_output == "async"
-    plugins = getattr(context, "hooks", None)
+    plugins: StepWrappers | None = getattr(context, "hooks", None)
     if plugins is not None and plugins.implements("ragloom_wrap_step"):
         call = plugins.wrap_step(step, call, is_async)
     return is_async, call
 
 
-def flat_call(step: RunStep, context: Any) -> tuple[bool, Callable[..., Any], Any] | None:
+def flat_call(step: RunStep[C], context: C) -> tuple[bool, Callable[..., Any], C | None] | None:
     """``(is_async, transform, context or None)`` when ``transform`` can be called bare (no
     checks, not a generator): the hot path calls ``transform(item)`` or
     ``transform(item, context)`` with nothing around it. ``None`` otherwise."""
@@ -147,22 +174,24 @@ def flat_call(step: RunStep, context: Any) -> tuple[bool, Callable[..., Any], An
     hook = hooks.transform
     if hooks.checks_input or hooks.checks_output is not None or hook.kind in ("gen", "agen"):
         return None
-    plugins = getattr(context, "hooks", None)
+    plugins: StepWrappers | None = getattr(context, "hooks", None)
     if plugins is not None and plugins.implements("ragloom_wrap_step"):
         return None  # plugins wrap each call: no bare path
     return hook.awaits, step.transform, (context if hook.takes_context else None)
 
 
-def _checked_input(call: Any, validate: Callable[[Any], None], is_async: bool) -> Any:
+def _checked_input(
+    call: MaybeAsyncCall, validate: Callable[[Item], None], is_async: bool
+) -> MaybeAsyncCall:
     if is_async:
 
-        async def acall(item: Any) -> Any:
+        async def acall(item: Item) -> Any:
             validate(item)
             return await call(item)
 
         return acall
 
-    def scall(item: Any) -> Any:
+    def scall(item: Item) -> Any:
         validate(item)
         return call(item)
 
@@ -170,18 +199,22 @@ def _checked_input(call: Any, validate: Callable[[Any], None], is_async: bool) -
 
 
 def _checked_output(
-    call: Any, validate: Callable[..., Any], context: Any, is_async: bool, mode: str
-) -> Any:
+    call: MaybeAsyncCall,
+    validate: Callable[[Item, list[Item], C], Any],  # awaitable when ``mode`` is "async"
+    context: C,
+    is_async: bool,
+    mode: str,
+) -> MaybeAsyncCall:
     if not is_async and mode == "sync":
 
-        def scall(item: Any) -> list[Any]:
+        def scall(item: Item) -> list[Item]:
             produced = as_outputs(call(item))
             validate(item, produced, context)
             return produced
 
         return scall
 
-    async def acall(item: Any) -> list[Any]:
+    async def acall(item: Item) -> list[Item]:
         produced = as_outputs(await call(item) if is_async else call(item))
         if mode == "async":
             await validate(item, produced, context)
@@ -192,11 +225,12 @@ def _checked_output(
     return acall
 
 
-def result_call(raw: Callable[[Any], Any], is_async: bool) -> Callable[[Any], Any]:
-    """A raw call as a result call (``item -> list | Failure``), one attempt."""
+def result_call(raw: MaybeAsyncCall, is_async: bool) -> MaybeAsyncCall:
+    """A raw call as a result call (``item -> list | Failure``, awaited when ``is_async``), one
+    attempt."""
     if is_async:
 
-        async def aone(item: Any) -> Any:
+        async def aone(item: Item) -> Result:
             try:
                 return as_outputs(await raw(item))
             except BaseException as exc:
@@ -206,7 +240,7 @@ def result_call(raw: Callable[[Any], Any], is_async: bool) -> Callable[[Any], An
 
         return aone
 
-    def one(item: Any) -> Any:
+    def one(item: Item) -> Result:
         try:
             return as_outputs(raw(item))
         except BaseException as exc:
@@ -221,14 +255,14 @@ _RNG = random.Random()
 
 
 def attempt_call(
-    raw: Callable[[Any], Any],
+    raw: MaybeAsyncCall,
     is_async: bool,
     *,
-    policy: Any,
-    context: Any,
-    stats: Any,
+    policy: RunPolicy,
+    context: RunContext,
+    stats: RunStats,
     step_name: str,
-) -> Callable[[Any], Awaitable[Any]]:
+) -> Callable[[Item], Awaitable[Result]]:
     """An async result call that applies ``policy``: retries with backoff, a per-attempt
     timeout, and the failure mode recorded on the :class:`Failure`.
 
@@ -240,15 +274,15 @@ def attempt_call(
     timeout = policy.timeout
     mode = policy.on_failure
     if not is_async and timeout is not None:
-        one_attempt: Callable[[Any], Awaitable[Any]] = _in_thread(raw, timeout)
+        one_attempt: Callable[[Item], Awaitable[Any]] = _in_thread(raw, timeout)
     elif is_async:
         one_attempt = raw
     else:
 
-        async def one_attempt(item: Any) -> Any:
+        async def one_attempt(item: Item) -> Any:
             return raw(item)
 
-    async def call(item: Any) -> Any:
+    async def call(item: Item) -> Result:
         attempt = 0
         while True:
             attempt += 1
@@ -287,7 +321,7 @@ def attempt_call(
     return call
 
 
-def _in_thread(raw: Callable[[Any], Any], timeout: float) -> Callable[[Any], Awaitable[Any]]:
+def _in_thread(raw: Callable[[T], R], timeout: float) -> Callable[[T], Awaitable[R]]:
     """``raw`` run in a daemon thread per call, awaited without blocking the event loop.
 
     The thread wakes the waiting task through the loop's token when it is done. When the
@@ -295,16 +329,17 @@ def _in_thread(raw: Callable[[Any], Any], timeout: float) -> Callable[[Any], Awa
     returns neither holds the run nor keeps the process from exiting.
     """
 
-    async def run(item: Any) -> Any:
+    async def run(item: T) -> R:
         done = anyio.Event()
         token = anyio.lowlevel.current_token()
-        box: list[tuple[bool, Any]] = []
+        box: list[R] = []
+        raised: list[BaseException] = []
 
         def target() -> None:
             try:
-                box.append((True, raw(item)))
+                box.append(raw(item))
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-                box.append((False, exc))
+                raised.append(exc)
             try:
                 anyio.from_thread.run_sync(done.set, token=token)
             except Exception:  # noqa: BLE001 - the run is over: nobody waits any more
@@ -312,20 +347,19 @@ def _in_thread(raw: Callable[[Any], Any], timeout: float) -> Callable[[Any], Awa
 
         threading.Thread(target=target, name="ragloom-step", daemon=True).start()
         await done.wait()
-        ok, value = box[0]
-        if ok:
-            return value
-        raise value
+        if raised:
+            raise raised[0]
+        return box[0]
 
     return run
 
 
 def map_flat(
     call: Callable[..., Any],
-    window: list[Any],
-    failed: list[tuple[Any, BaseException]],
-    context: Any = None,
-) -> list[Any]:
+    window: list[Item],
+    failed: list[tuple[Item, BaseException]],
+    context: object = None,
+) -> list[Item]:
     """Outputs of a raw ``call`` over ``window``, flattened; failures go to ``failed``.
 
     The loop body is a bare call and append: each success appends exactly once, so after an
@@ -333,7 +367,7 @@ def map_flat(
     loop resumes after it. Results are flattened only when the window holds ``None``, lists or
     generators.
     """
-    results: list[Any] = []
+    results: list[Item] = []
     append = results.append
     start = 0
     n = len(window)
@@ -357,7 +391,7 @@ def map_flat(
     kinds = set(map(type, results))
     if not failed and not kinds & _FLATTENED and not any(issubclass(k, list) for k in kinds):
         return results
-    out: list[Any] = []
+    out: list[Item] = []
     for index, produced in enumerate(results):
         if produced is None or produced is _FAILED:
             continue
@@ -377,12 +411,12 @@ def map_flat(
 
 async def amap_flat(
     call: Callable[..., Awaitable[Any]],
-    window: list[Any],
-    failed: list[tuple[Any, BaseException]],
-    context: Any = None,
-) -> list[Any]:
+    window: list[Item],
+    failed: list[tuple[Item, BaseException]],
+    context: object = None,
+) -> list[Item]:
     """Like :func:`map_flat`, awaiting an async raw ``call`` item after item."""
-    out: list[Any] = []
+    out: list[Item] = []
     append = out.append
     for item in window:
         try:
@@ -416,9 +450,7 @@ _FAILED = _FailedMarker()
 _FLATTENED = frozenset({type(None), list, types.GeneratorType})
 
 
-def batch_call(
-    step: RunStep, context: Any, policy: Any, stats: Any
-) -> Callable[..., Awaitable[list[Any]]]:
+def batch_call(step: RunStep[C], context: C, policy: RunPolicy, stats: RunStats) -> WindowCall:
     """A window call for a step with a ``transform_batch`` hook: ``items -> results``, one
     result (a list of outputs, or a :class:`Failure`) per item, in order.
 
@@ -439,16 +471,16 @@ def batch_call(
     check_output = hooks.checks_output
     who = stats.name
 
-    def bare_hook(batch: list[Any]) -> Any:
+    def bare_hook(batch: list[Item]) -> Any:
         return fn(batch, context) if hook.takes_context else fn(batch)
 
-    run_hook: Callable[[list[Any]], Any] = bare_hook
-    plugins = getattr(context, "hooks", None)
+    run_hook: MaybeAsyncCall = bare_hook  # a batch (a list of items) is its one argument
+    plugins: StepWrappers | None = getattr(context, "hooks", None)
     if plugins is not None and plugins.implements("ragloom_wrap_step"):
         # A batch is one call: wrappers get the list of items.
         run_hook = plugins.wrap_step(step, bare_hook, hook.awaits)
 
-    def checked(batch: list[Any], produced: Any) -> list[list[Any]]:
+    def checked(batch: list[Item], produced: object) -> list[list[Item]]:
         if not isinstance(produced, list) or len(produced) != len(batch):
             from ..errors import ComponentTypeError
 
@@ -459,14 +491,14 @@ def batch_call(
             )
         return [as_outputs(p) for p in produced]
 
-    async def once(batch: list[Any]) -> list[list[Any]]:
+    async def once(batch: list[Item]) -> list[list[Item]]:
         if hook.awaits:
             return checked(batch, await run_hook(batch))
         if timeout is not None:
             return checked(batch, await _in_thread(run_hook, timeout * len(batch))(batch))
         return checked(batch, run_hook(batch))
 
-    async def attempt(batch: list[Any]) -> list[list[Any]] | Failure:
+    async def attempt(batch: list[Item]) -> list[list[Item]] | Failure:
         tries = 0
         while True:
             tries += 1
@@ -500,7 +532,7 @@ def batch_call(
                 if delay:
                     await anyio.sleep(delay)
 
-    async def output_checked(item: Any, outputs: list[Any]) -> Any:
+    async def output_checked(item: Item, outputs: list[Item]) -> Result:
         if check_output is None:
             return outputs
         try:
@@ -513,10 +545,8 @@ def batch_call(
             return Failure(exc, 1, mode)
         return outputs
 
-    async def call(
-        items: list[Any], done: Callable[[int, Any], None] | None = None
-    ) -> list[Any]:
-        results: list[Any] = [None] * len(items)
+    async def call(items: list[Item], done: Done | None = None) -> list[Result]:
+        results: list[Result | None] = [None] * len(items)
         todo: list[int] = []
         for i, item in enumerate(items):
             if validate is not None:
@@ -532,7 +562,7 @@ def batch_call(
             outcome = await attempt(batch)
             if isinstance(outcome, Failure) and len(batch) > 1:
                 singles = [await attempt([item]) for item in batch]
-                outcome_each: list[Any] = [
+                outcome_each: list[Result] = [
                     s if isinstance(s, Failure) else s[0] for s in singles
                 ]
             elif isinstance(outcome, Failure):
@@ -540,12 +570,12 @@ def batch_call(
             else:
                 outcome_each = list(outcome)
             for i, result in zip(part, outcome_each, strict=True):
-                results[i] = (
+                results[i] = finished = (
                     result if isinstance(result, Failure)
                     else await output_checked(items[i], result)
                 )
                 if done is not None:
-                    done(i, results[i])
-        return results
+                    done(i, finished)
+        return cast("list[Result]", results)  # every item has its result by now
 
     return call

@@ -17,16 +17,32 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
-from .hooks import RunStep
-
-__all__ = ["COST_SAMPLE", "Costs", "clock", "decisions_for", "mode_of", "skip_reason"]
+__all__ = [
+    "COST_SAMPLE", "Costs", "Decision", "clock", "decisions_for", "mode_of", "skip_reason",
+]
 
 #: Computed items a run must have measured before it records a decision for a step.
 COST_SAMPLE = 32
 #: The clock costs are measured with (tests replace it with a controllable one).
 clock: Callable[[], float] = time.perf_counter
+
+
+class Decision(TypedDict, total=False):
+    """A cost decision as a store records it (read back as JSON: any field may be missing)."""
+
+    #: ``"skip"``: recomputing is cheaper than replaying; ``"keep"``: it is not.
+    replay: str
+    compute_us: float
+    replay_us: float
+    #: Computed items the decision was measured on.
+    items: int
+    #: When it was measured (seconds since the epoch).
+    measured: float
+    #: The step's class identity and name, for ``ragloom cache info``.
+    step: str
+    name: str
 
 
 class Costs:
@@ -46,7 +62,7 @@ class Costs:
         self.overhead += overhead
         self.touched += touched
 
-    def decision(self, prior: dict[str, Any] | None) -> dict[str, Any] | None:
+    def decision(self, prior: Decision | None) -> Decision | None:
         """The decision to record after this run (``None``: nothing new to record).
 
         Without a ``prior`` decision: from computed items (recompute cost against the cache
@@ -68,7 +84,7 @@ class Costs:
         return _decision(compute_us, replay_us, int(prior.get("items", 0)))
 
 
-def _decision(compute_us: float, replay_us: float, items: int) -> dict[str, Any]:
+def _decision(compute_us: float, replay_us: float, items: int) -> Decision:
     return {
         "replay": "skip" if compute_us < replay_us else "keep",
         "compute_us": round(compute_us, 3),
@@ -78,7 +94,7 @@ def _decision(compute_us: float, replay_us: float, items: int) -> dict[str, Any]
     }
 
 
-def mode_of(step: RunStep) -> str:
+def mode_of(step: object) -> str:
     """A step's cache mode: its own, else ``$RAGLOOM_CACHE_MODE``, else ``"auto"``."""
     mode = getattr(step, "cache_mode", None)
     if mode is None:
@@ -86,19 +102,19 @@ def mode_of(step: RunStep) -> str:
     return "always" if mode == "always" else "auto"
 
 
-def decisions_for(store: Any, identities: list[str]) -> dict[str, dict[str, Any]]:
+def decisions_for(store: object, identities: list[str]) -> dict[str, Decision]:
     """The recorded decisions of ``identities`` in ``store`` (none when it records none)."""
     get = getattr(store, "get_decisions", None)
     if get is None or not identities:
         return {}
     try:
-        found: dict[str, dict[str, Any]] = get(identities)
+        found: dict[str, Decision] = get(identities)
     except Exception:  # noqa: BLE001 - a store that cannot say: keep caching
         return {}
     return found
 
 
-def record(store: Any, identity: str, decision: dict[str, Any], step_name: str) -> None:
+def record(store: object, identity: str, decision: Decision, step_name: str) -> None:
     put = getattr(store, "put_decision", None)
     if put is None:
         return
@@ -114,7 +130,7 @@ def record(store: Any, identity: str, decision: dict[str, Any], step_name: str) 
     )
 
 
-def skip_reason(decision: dict[str, Any] | None) -> str | None:
+def skip_reason(decision: Decision | None) -> str | None:
     """Why caching is skipped under ``decision`` (``None``: it is not)."""
     if not decision or decision.get("replay") != "skip":
         return None

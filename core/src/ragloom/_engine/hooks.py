@@ -8,46 +8,17 @@ calls it; it is worked out once per function object and remembered.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Literal, TypeVar
 
-__all__ = [
-    "Hook", "RunStep", "StepHooks", "default_hook", "hook_of", "hooks_of", "is_default",
-]
+from .protocols import C, RunStep
 
+__all__ = ["Hook", "StepHooks", "default_hook", "hook_of", "hooks_of", "is_default"]
 
-class RunStep(Protocol):
-    """What the engine reads from a step: its public hooks and settings (the engine never
-    imports ``step.py``). Optional settings (``transform_batch``, ``batch_size``,
-    ``cache_mode``, ``cache_scope``, ``cache_window``, ``routes_items``) are read with their
-    defaults where they are used."""
-
-    name: str
-
-    @property
-    def output_model(self) -> Any: ...
-
-    @property
-    def config_hash(self) -> str: ...
-
-    @classmethod
-    def identity(cls) -> str: ...
-
-    def transform(self, item: Any, context: Any) -> Any: ...
-
-    def validate_input(self, item: Any) -> None: ...
-
-    def validate_output(
-        self, item: Any, produced: list[Any], context: Any
-    ) -> Awaitable[None] | None: ...
-
-    def effective_policy(self, context: Any) -> Any: ...
-
-    def effective_cache(self, context: Any) -> Any: ...
 
 HookKind = Literal["sync", "gen", "async", "agen"]
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def default_hook(fn: F) -> F:
@@ -56,7 +27,7 @@ def default_hook(fn: F) -> F:
     return fn
 
 
-def is_default(method: Any) -> bool:
+def is_default(method: object) -> bool:
     """Whether ``method`` (bound or not) is a hook marked with :func:`default_hook`."""
     return bool(getattr(method, "__ragloom_default__", False))
 
@@ -74,10 +45,10 @@ class Hook:
         return self.kind in ("async", "agen")
 
 
-_HOOKS: dict[Any, Hook] = {}
+_HOOKS: dict[object, Hook] = {}
 
 
-def hook_of(fn: Callable[..., Any]) -> Hook:
+def hook_of(fn: Callable[..., object]) -> Hook:
     """The :class:`Hook` of a (bound) function or callable object."""
     key = getattr(fn, "__func__", fn)
     try:
@@ -101,7 +72,7 @@ def hook_of(fn: Callable[..., Any]) -> Hook:
     return hook
 
 
-def _positional_count(fn: Callable[..., Any]) -> int:
+def _positional_count(fn: Callable[..., object]) -> int:
     """How many positional arguments ``fn`` accepts (a large number for ``*args``)."""
     try:
         parameters = inspect.signature(fn).parameters.values()
@@ -135,7 +106,7 @@ class StepHooks:
         return self.transform.awaits or self.checks_output == "async"
 
 
-def hooks_of(step: RunStep) -> StepHooks:
+def hooks_of(step: RunStep[C]) -> StepHooks:
     """The hooks of ``step`` (its ``transform`` may be set per instance)."""
     output = step.validate_output
     checks_output: Literal["sync", "async"] | None = None

@@ -8,31 +8,36 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Generic, TypeVar
 
 import anyio
 import anyio.abc
 
 __all__ = ["pooled_results"]
 
+#: What the pool works on, and what its call gives for each.
+In = TypeVar("In")
+Out = TypeVar("Out")
 
-class _Slot:
+
+class _Slot(Generic[In, Out]):
     __slots__ = ("done", "item", "result")
 
-    def __init__(self, item: Any) -> None:
+    def __init__(self, item: In) -> None:
         self.item = item
-        self.result: Any = None
+        #: Set when the item is done (read only then).
+        self.result: Out
         self.done = False
 
 
-class _WorkerPool:
+class _WorkerPool(Generic[In, Out]):
     """``concurrency`` worker tasks processing submitted items; results released in order."""
 
-    def __init__(self, call: Callable[[Any], Awaitable[Any]], concurrency: int) -> None:
+    def __init__(self, call: Callable[[In], Awaitable[Out]], concurrency: int) -> None:
         self.call = call
         self.concurrency = concurrency
-        self.slots: deque[_Slot] = deque()
-        self.todo: deque[_Slot] = deque()
+        self.slots: deque[_Slot[In, Out]] = deque()
+        self.todo: deque[_Slot[In, Out]] = deque()
         #: One event per idle worker; waking sets one, so work that never awaits is drained
         #: by a single worker instead of waking the whole pool for every window.
         self.idle: deque[anyio.Event] = deque()
@@ -45,9 +50,9 @@ class _WorkerPool:
         for _ in range(self.concurrency):
             tg.start_soon(self._worker)
 
-    def submit(self, items: list[Any]) -> None:
+    def submit(self, items: list[In]) -> None:
         for item in items:
-            slot = _Slot(item)
+            slot: _Slot[In, Out] = _Slot(item)
             self.slots.append(slot)
             self.todo.append(slot)
         self._wake_one()
@@ -57,7 +62,7 @@ class _WorkerPool:
             self.waking += 1
             self.idle.popleft().set()
 
-    def take_ready(self) -> list[tuple[Any, Any]]:
+    def take_ready(self) -> list[tuple[In, Out]]:
         slots = self.slots
         ready = []
         while slots and slots[0].done:
@@ -65,7 +70,7 @@ class _WorkerPool:
             ready.append((slot.item, slot.result))
         return ready
 
-    async def wait_ready(self) -> list[tuple[Any, Any]]:
+    async def wait_ready(self) -> list[tuple[In, Out]]:
         while True:
             ready = self.take_ready()
             if ready:
@@ -103,11 +108,11 @@ class _WorkerPool:
 
 
 async def pooled_results(
-    windows: AsyncIterator[list[Any]],
-    call: Callable[[Any], Awaitable[Any]],
+    windows: AsyncIterator[list[In]],
+    call: Callable[[In], Awaitable[Out]],
     concurrency: int,
     count: Callable[[int], None],
-) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+) -> AsyncGenerator[list[tuple[In, Out]], None]:
     """``(item, result)`` pairs in input order, ``concurrency`` items in flight at once.
 
     ``count(n)`` is told the size of each window as it is read.

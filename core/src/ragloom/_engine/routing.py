@@ -8,8 +8,7 @@ walking the tree, so each item costs one ``select`` per level and a dictionary l
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Generic, TypeGuard, cast
 
 from ..errors import UnroutedItemError
 from .calls import (
@@ -21,22 +20,36 @@ from .calls import (
     raw_call,
     stops_run,
 )
-from .hooks import RunStep, hooks_of
+from .hooks import hooks_of
+from .protocols import C, Item, MaybeAsyncCall, RunPolicy, RunRouter, RunStats, RunStep, RunStore
 
-__all__ = ["Leaf", "Routing"]
+if TYPE_CHECKING:
+    from ..policy import Policy
+    from .calls import Result
+
+__all__ = ["Leaf", "Routing", "routes_items"]
 
 
-class Leaf:
+def routes_items(step: RunStep[C]) -> TypeGuard[RunRouter[C]]:
+    """Whether ``step`` routes its items to children (``routes_items = True``). It narrows on
+    that flag alone: that a routing step has the rest of :class:`RunRouter` (``select``,
+    ``children``, ``cache``) is its class's promise, not checked by mypy."""
+    return bool(getattr(step, "routes_items", False))
+
+
+class Leaf(Generic[C]):
     """One step that does work for a routed step, with what it runs under."""
 
     __slots__ = ("call", "checks_input", "context", "is_async", "mode", "policy", "stats", "step",
                  "store")  # fmt: skip
 
-    def __init__(self, step: RunStep, context: Any, policy: Any, router_stats: Any) -> None:
+    def __init__(
+        self, step: RunStep[C], context: C, policy: RunPolicy, router_stats: RunStats
+    ) -> None:
         self.step = step
         self.context = context
         self.policy = policy
-        self.store = step.effective_cache(context)
+        self.store: RunStore | None = step.effective_cache(context)
         self.stats = context.stats_for(step)
         self.mode = policy.on_failure
         is_async, raw = raw_call(step, context)
@@ -44,7 +57,7 @@ class Leaf:
         simple = (policy.max_attempts or 1) == 1 and policy.timeout is None
         if simple and not is_async:
             self.is_async = False
-            self.call: Callable[[Any], Any] = raw
+            self.call: MaybeAsyncCall = raw
         else:
             self.is_async = True
             # Retries are counted (and reported) at the routed step the run lists.
@@ -54,29 +67,32 @@ class Leaf:
             )
 
 
-class Routing:
-    """The leaves under a routed step, and the result call that dispatches items to them."""
+class Routing(Generic[C]):
+    """The leaves under a routed step, and the result call that dispatches items to them.
 
-    def __init__(self, router: Any, context: Any, policy: Any) -> None:
+    ``policy`` is the router's effective one: its children inherit it through the context
+    (:meth:`~.protocols.RunContext.scoped`)."""
+
+    def __init__(self, router: RunRouter[C], context: C, policy: Policy) -> None:
         self.router = router
         self.mode = policy.on_failure
-        self.leaves: dict[int, Leaf] = {}
+        self.leaves: dict[int, Leaf[C]] = {}
         self._stats = context.stats_for(router)
         self._walk(router, context, policy)
         self.is_async = any(leaf.is_async for leaf in self.leaves.values())
 
-    def _walk(self, node: Any, context: Any, policy: Any) -> None:
+    def _walk(self, node: RunRouter[C], context: C, policy: Policy) -> None:
         own_cache = node.cache if node.cache is not None else context.cache
         scoped = context.scoped(policy=policy, cache=own_cache)
         for child in node.children:
             child_policy = child.effective_policy(scoped)
-            if getattr(child, "routes_items", False):
+            if routes_items(child):
                 context.stats_for(child)
                 self._walk(child, scoped, child_policy)
             elif id(child) not in self.leaves:
                 self.leaves[id(child)] = Leaf(child, scoped, child_policy, self._stats)
 
-    def leaf_for(self, item: Any) -> Leaf:
+    def leaf_for(self, item: Item) -> Leaf[C]:
         """The leaf that handles ``item``.
 
         Raises:
@@ -91,25 +107,26 @@ class Routing:
                 )
             if not getattr(child, "routes_items", False):
                 return self.leaves[id(child)]
-            node = child
+            node = cast("RunRouter[C]", child)
 
-    def result_call(self) -> tuple[bool, Callable[[Any], Any]]:
-        """``(is_async, call)``: ``item -> list | Failure``, the item run by its leaf."""
+    def result_call(self) -> tuple[bool, MaybeAsyncCall]:
+        """``(is_async, call)``: ``item -> list | Failure`` (awaited when ``is_async``), the
+        item run by its leaf."""
         leaf_for = self.leaf_for
         mode = self.mode
 
-        def dispatch(item: Any) -> tuple[Leaf | None, Any]:
+        def dispatch(item: Item) -> Leaf[C] | Failure:
             try:
-                return leaf_for(item), None
+                return leaf_for(item)
             except Exception as exc:  # noqa: BLE001 - an unroutable item fails alone
-                return None, Failure(exc, 0, mode)
+                return Failure(exc, 0, mode)
 
         if not self.is_async:
 
-            def call(item: Any) -> Any:
-                leaf, failure = dispatch(item)
-                if leaf is None:
-                    return failure
+            def call(item: Item) -> Result:
+                leaf = dispatch(item)
+                if isinstance(leaf, Failure):
+                    return leaf
                 try:
                     produced = as_outputs(leaf.call(item))
                 except BaseException as exc:
@@ -123,10 +140,11 @@ class Routing:
 
             return False, call
 
-        async def acall(item: Any) -> Any:
-            leaf, failure = dispatch(item)
-            if leaf is None:
-                return failure
+        async def acall(item: Item) -> Result:
+            leaf = dispatch(item)
+            if isinstance(leaf, Failure):
+                return leaf
+            result: Result
             try:
                 if leaf.is_async:
                     result = await leaf.call(item)

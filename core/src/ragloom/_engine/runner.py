@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypeAlias, TypeVar, cast
 
 from ..errors import ItemProcessingError
 from ..events import CacheSkipped, ItemFailed, StepFinished, StepStarted
 from . import costs
 from .cached import cached_results
 from .calls import (
+    Done,
     Failure,
+    Result,
+    WindowCall,
     amap_flat,
     attempt_call,
     batch_call,
@@ -34,16 +37,32 @@ from .calls import (
     raw_call,
     result_call,
 )
-from .hooks import RunStep, hooks_of
+from .hooks import hooks_of
 from .pool import pooled_results
-from .routing import Routing
+from .protocols import (
+    C,
+    Item,
+    MaybeAsyncCall,
+    RunContext,
+    RunPolicy,
+    RunStats,
+    RunStep,
+    RunStore,
+    StepInfo,
+)
+from .routing import Leaf, Routing, routes_items
 
 __all__ = ["process_windows"]
 
+T = TypeVar("T")
+#: What every way of running a step that has no hot path gives: per window, each input item
+#: with its result (all of its outputs, or its :class:`Failure`), in input order.
+Pairs: TypeAlias = AsyncGenerator[list[tuple[Item, Result]], None]
+
 
 async def process_windows(
-    step: RunStep, upstream: AsyncIterator[list[Any]], context: Any
-) -> AsyncGenerator[list[Any], None]:
+    step: RunStep[C], upstream: AsyncIterator[list[Item]], context: C
+) -> AsyncGenerator[list[Item], None]:
     """``step``'s outputs for every window of ``upstream``, in input order."""
     stats = context.stats_for(step)
     policy = step.effective_policy(context)
@@ -53,7 +72,7 @@ async def process_windows(
             StepStarted(context.run_id, step=stats.name, event_name=stats.event_name)
         )
     started = time.perf_counter()
-    routing = Routing(step, context, policy) if getattr(step, "routes_items", False) else None
+    routing = Routing(step, context, policy) if routes_items(step) else None
     store = await _store_unless_cheaper(step, routing, context)
     # The way the step runs, chosen once: inline for the hot paths, else from a generator of
     # (item, outputs | Failure) pairs per window; both give output windows.
@@ -86,13 +105,15 @@ async def process_windows(
         )
 
 
-async def _store_unless_cheaper(step: RunStep, routing: Routing | None, context: Any) -> Any:
+async def _store_unless_cheaper(
+    step: RunStep[C], routing: Routing[C] | None, context: C
+) -> RunStore | None:
     """``step``'s store, or ``None`` when recomputing it is known to be cheaper than replaying
     (the same for each routed leaf, whose ``store`` is cleared); a ``CacheSkipped`` event says
     so for each step concerned."""
     from ..identity import Uncacheable
 
-    candidates: list[tuple[Any, Any, Any]] = []  # (step, store, leaf or None)
+    candidates: list[tuple[StepInfo, RunStore, Leaf[C] | None]] = []  # (step, store, leaf)
     if routing is None:
         store = step.effective_cache(context)
         if store is not None:
@@ -127,7 +148,11 @@ async def _store_unless_cheaper(step: RunStep, routing: Routing | None, context:
 
 
 def _inline_way(
-    step: RunStep, context: Any, policy: Any, routing: Routing | None, store: Any
+    step: RunStep[C],
+    context: C,
+    policy: RunPolicy,
+    routing: Routing[C] | None,
+    store: RunStore | None,
 ) -> _Inline | None:
     """The hot path of ``step`` when it has one: a step that is not routed, not batched, under
     a simple policy (one attempt, no timeout), without a cache, not awaiting or at
@@ -148,21 +173,26 @@ class _Inline:
 
     __slots__ = ("call", "context", "is_async")
 
-    def __init__(self, is_async: bool, call: Callable[..., Any], context: Any) -> None:
+    def __init__(self, is_async: bool, call: Callable[..., Any], context: object) -> None:
+        # ``call(item)``, or ``call(item, context)`` when a context is given
         self.is_async = is_async
         self.call = call
         self.context = context
 
 
 async def _inline(
-    way: _Inline, upstream: AsyncIterator[list[Any]], context: Any, policy: Any, stats: Any
-) -> AsyncGenerator[list[Any], None]:
+    way: _Inline,
+    upstream: AsyncIterator[list[Item]],
+    context: RunContext,
+    policy: RunPolicy,
+    stats: RunStats,
+) -> AsyncGenerator[list[Item], None]:
     """Output windows of the hot paths; failures are released in place, as on every other
     path."""
     call, ctx = way.call, way.context
     async for window in upstream:
         stats.items_in += len(window)
-        failed: list[tuple[Any, BaseException]] = []
+        failed: list[tuple[Item, BaseException]] = []
         if way.is_async:
             out = await amap_flat(call, window, failed, ctx)
         else:
@@ -175,18 +205,18 @@ async def _inline(
 
 
 async def _released(
-    pairs: AsyncGenerator[list[tuple[Any, Any]], None], context: Any, policy: Any, stats: Any
-) -> AsyncGenerator[list[Any], None]:
+    pairs: Pairs, context: RunContext, policy: RunPolicy, stats: RunStats
+) -> AsyncGenerator[list[Item], None]:
     """Output windows of ``(item, outputs | Failure)`` pairs, each failure released in
     order."""
     try:
         async for window_pairs in pairs:
-            out: list[Any] = []
+            out: list[Item] = []
             for item, result in window_pairs:
                 if type(result) is list:
                     out.extend(result)
                 else:
-                    await _release(item, result, context, policy, stats)
+                    await _release(item, cast(Failure, result), context, policy, stats)
             stats.items_out += len(out)
             if out:
                 yield out
@@ -195,16 +225,16 @@ async def _released(
 
 
 def _pairs(
-    step: RunStep,
-    upstream: AsyncIterator[list[Any]],
-    context: Any,
-    policy: Any,
-    stats: Any,
-    routing: Routing | None,
-    store: Any,
-) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+    step: RunStep[C],
+    upstream: AsyncIterator[list[Item]],
+    context: C,
+    policy: RunPolicy,
+    stats: RunStats,
+    routing: Routing[C] | None,
+    store: RunStore | None,
+) -> Pairs:
     """``(item, outputs | Failure)`` pairs per window of a step that has no hot path
-    (:func:`_inline_way`)."""
+    (:func:`_inline_way`); every way gives the same shape (:data:`Pairs`)."""
     concurrency = policy.concurrency or 1
     hooks = hooks_of(step)
     if routing is not None:
@@ -240,16 +270,12 @@ def _pairs(
     )
 
 
-def _window_call(
-    call: Callable[[Any], Any], is_async: bool, concurrency: int
-) -> Callable[..., Awaitable[list[Any]]]:
+def _window_call(call: MaybeAsyncCall, is_async: bool, concurrency: int) -> WindowCall:
     """A per-item result call as a call on a list of items (results in order); ``done(index,
     result)``, when given, is told of each item as soon as it is finished."""
 
-    async def compute(
-        items: list[Any], done: Callable[[int, Any], None] | None = None
-    ) -> list[Any]:
-        out: list[Any] = []
+    async def compute(items: list[Item], done: Done | None = None) -> list[Result]:
+        out: list[Result] = []
         if not is_async:
             for item in items:
                 out.append(call(item))
@@ -264,14 +290,14 @@ def _window_call(
             return out
         if done is None:
             worker_call = call
-            work: list[Any] = items
+            work: list[Item] = items
         else:
             # Each item is reported by the worker that finished it, as soon as it is (not when
             # the items before it are); what reporting raises is raised here, after the pool.
             raised: list[BaseException] = []
 
-            async def worker_call(pair: tuple[int, Any]) -> Any:
-                result = await call(pair[1])
+            async def worker_call(pair: tuple[int, Item]) -> Result:
+                result: Result = await call(pair[1])
                 try:
                     done(pair[0], result)
                 except Exception as exc:  # noqa: BLE001 - re-raised below
@@ -292,15 +318,15 @@ def _window_call(
     return compute
 
 
-async def _one(items: list[Any]) -> AsyncGenerator[list[Any], None]:
+async def _one(items: list[T]) -> AsyncGenerator[list[T], None]:
     yield items
 
 
 async def _computed(
-    upstream: AsyncIterator[list[Any]],
-    compute: Callable[[list[Any]], Awaitable[list[Any]]],
-    stats: Any,
-) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+    upstream: AsyncIterator[list[Item]],
+    compute: Callable[[list[Item]], Awaitable[list[Result]]],
+    stats: RunStats,
+) -> Pairs:
     try:
         async for window in upstream:
             stats.items_in += len(window)
@@ -309,7 +335,7 @@ async def _computed(
         await _close(upstream)
 
 
-def _counter(stats: Any) -> Callable[[int], None]:
+def _counter(stats: RunStats) -> Callable[[int], None]:
     def count(n: int) -> None:
         stats.items_in += n
 
@@ -317,8 +343,8 @@ def _counter(stats: Any) -> Callable[[int], None]:
 
 
 async def _sequential(
-    upstream: AsyncIterator[list[Any]], call: Callable[[Any], Any], is_async: bool, stats: Any
-) -> AsyncGenerator[list[tuple[Any, Any]], None]:
+    upstream: AsyncIterator[list[Item]], call: MaybeAsyncCall, is_async: bool, stats: RunStats
+) -> Pairs:
     try:
         async for window in upstream:
             stats.items_in += len(window)
@@ -330,7 +356,7 @@ async def _sequential(
         await _close(upstream)
 
 
-async def _close(generator: Any) -> None:
+async def _close(generator: object) -> None:
     """Close an upstream generator now, in this task (a pool's task group must be left by the
     task that entered it, never later by the garbage collector)."""
     aclose = getattr(generator, "aclose", None)
@@ -338,7 +364,9 @@ async def _close(generator: Any) -> None:
         await aclose()
 
 
-async def _release(item: Any, failure: Failure, context: Any, policy: Any, stats: Any) -> None:
+async def _release(
+    item: Item, failure: Failure, context: RunContext, policy: RunPolicy, stats: RunStats
+) -> None:
     """Count a failed item and report it (or abort the run under ``on_failure="abort"``)."""
     stats.failed += 1
     error = failure.error

@@ -22,8 +22,9 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Iterator
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Protocol
 
 __all__ = ["Flushable", "guard", "watch"]
 
@@ -32,10 +33,11 @@ class Flushable(Protocol):
     def flush(self) -> int: ...
 
 
-_live: set[Any] = set()
+_live: set[Flushable] = set()
 _live_lock = threading.Lock()
 _installed = 0
-_previous: Any = None
+#: The disposition SIGTERM had before ours (what ``signal.getsignal`` returns).
+_previous: Callable[[int, FrameType | None], object] | int | signal.Handlers | None = None
 
 
 @contextlib.contextmanager
@@ -83,7 +85,7 @@ def guard() -> Iterator[None]:
                         signal.signal(signal.SIGTERM, _previous)
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     threading.Thread(target=_flush_then_end, name="ragloom-sigterm", daemon=True).start()
 

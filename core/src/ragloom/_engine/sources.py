@@ -8,11 +8,12 @@ async iterable is passed on item by item, so a slow producer never holds items b
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
 from itertools import islice
-from typing import Any
 
 import anyio
+
+from .protocols import Item, RunStats
 
 __all__ = ["document_windows", "split_by_chars"]
 
@@ -22,13 +23,13 @@ CHECKPOINT_SECONDS = 0.05
 
 
 async def document_windows(
-    items: Iterable[Any] | AsyncIterable[Any],
+    items: Iterable[Item] | AsyncIterable[Item],
     *,
     window: int,
     window_chars: int,
-    stats: Any,
-    check: Any = None,
-) -> AsyncGenerator[list[Any], None]:
+    stats: RunStats,
+    check: Callable[[Item], object] | None = None,
+) -> AsyncGenerator[list[Item], None]:
     """Windows of ``items``; ``check(item)`` (if given) runs on each item as it is read."""
     if isinstance(items, AsyncIterable):
         async for item in items:
@@ -60,7 +61,7 @@ async def document_windows(
             last_checkpoint = time.monotonic()
 
 
-def split_by_chars(window: list[Any], max_chars: int) -> Iterator[list[Any]]:
+def split_by_chars(window: list[Item], max_chars: int) -> Iterator[list[Item]]:
     """Cut a window of documents so that no part holds much more than ``max_chars``."""
     total = 0
     start = 0
