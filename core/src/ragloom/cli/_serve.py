@@ -112,7 +112,7 @@ def serve(
     try:
         import uvicorn
 
-        from ..serve import ServeLimits, ServeState, create_app
+        from ..serve import ServeLimits, ServeState, create_app, listening_socket
     except ImportError:
         raise click.UsageError(serve_missing()) from None
     from ..searcher import SearchSettings
@@ -122,16 +122,9 @@ def serve(
         embedder=embedder, top_k=top_k, config=config, allow_imports=allow_imports,
         **query_fields(chosen),
     ) if config is None else SearchSettings(config=config, allow_imports=allow_imports)
-    import socket
-
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)  # connections wait in the backlog until the server runs
+        sock = listening_socket(host, port)
     except OSError as exc:
-        sock.close()
         raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     try:
         from ..answering import create_answerer
