@@ -1,12 +1,12 @@
 """``ragloom serve`` under load: concurrent clients on loopback, latency and memory.
 
-    pip install -e './core[serve]' -e plugins/rules -e plugins/semantic -e plugins/lancedb httpx
+    pip install -e './core[serve]' -e plugins/rules -e plugins/semantic -e plugins/lancedb
     python benchmarks/bench_serve.py --index PATH [--clients 32] [--requests 2000]
         [--soak 10000] [--questions FILE] [--same]
 
 Starts ``ragloom serve --index PATH --port 0`` in a child process (it only reads the index),
 waits for its address, warms it with 20 requests, then ``--clients`` concurrent clients (one
-thread and one keep-alive connection each, httpx) send ``--requests`` ``GET /search`` in
+thread and one keep-alive connection each, http.client) send ``--requests`` ``GET /search`` in
 all, round-robin over the questions (default: three-ask questions made of 30 asks; ``--same``
 asks one question every time). Reported: errors, p50/p95/p99/max latency as each client sees
 it, requests per second, and the server's RSS (``/proc``) before and after; ``--soak N``
@@ -17,6 +17,7 @@ only, bounded in count and time (every request has a 60 s timeout).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import statistics
@@ -78,8 +79,13 @@ def start(index: str, extra: list[str]) -> tuple[subprocess.Popen[str], str]:
 
 
 def drive(url: str, asked: list[str], clients: int, total: int) -> tuple[list[float], int, float]:
-    import httpx
+    """``total`` GET /search spread over ``clients`` threads, each with one kept-alive
+    connection (``http.client``: the lightest client, so that the two cores go to the server
+    rather than to the clients' own HTTP machinery)."""
+    import http.client
+    from urllib.parse import urlencode, urlsplit
 
+    where = urlsplit(url)
     latencies: list[float] = []
     errors = 0
     lock = threading.Lock()
@@ -87,7 +93,8 @@ def drive(url: str, asked: list[str], clients: int, total: int) -> tuple[list[fl
 
     def client() -> None:
         nonlocal errors
-        with httpx.Client(base_url=url, timeout=60) as http:
+        connection = http.client.HTTPConnection(where.hostname, where.port, timeout=60)
+        try:
             while True:
                 with lock:
                     n = next(counter, None)
@@ -95,14 +102,19 @@ def drive(url: str, asked: list[str], clients: int, total: int) -> tuple[list[fl
                     return
                 started = time.perf_counter()
                 try:
-                    response = http.get("/search", params={"q": asked[n % len(asked)]})
-                    ok = response.status_code == 200 and "passages" in response.json()
-                except httpx.HTTPError:
+                    connection.request("GET", "/search?" + urlencode({"q": asked[n % len(asked)]}))
+                    response = connection.getresponse()
+                    body = response.read()
+                    ok = response.status == 200 and "passages" in json.loads(body)
+                except (OSError, http.client.HTTPException, ValueError):
                     ok = False
+                    connection.close()  # the next request opens a new connection
                 took = time.perf_counter() - started
                 with lock:
                     latencies.append(took)
                     errors += not ok
+        finally:
+            connection.close()
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
     started = time.perf_counter()
