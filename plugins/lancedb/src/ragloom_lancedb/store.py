@@ -212,7 +212,9 @@ class LanceDBStore(Store):
     rank instead: score = sum over the two lists of ``weight / (hybrid_k + rank)``. Ties go to
     the chunk ranked better by vector. ``where`` is applied before ranking in every mode and
     means exactly :func:`ragloom.stores.matches_where` over the metadata as stored (JSON).
-    Found chunks come back without their vectors.
+    Found chunks come back without their vectors. Through Lance, a search ranks row ids and
+    scores and reads the rows of the chunks it returns only (a hybrid search ranks
+    ``2 * hybrid_candidates`` and returns ``top_k``).
 
     **Errors.** Another vector dimension (a write or a query) raises
     :class:`~ragloom.stores.StoreError` naming both and the path, and changes nothing. A
