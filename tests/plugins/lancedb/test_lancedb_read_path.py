@@ -128,3 +128,53 @@ def test_a_reader_that_opened_lancedb_for_its_info_keeps_reading_through_lance(t
     reader.delete(["a"])  # a handle that writes reads through LanceDB: no version
     assert reader.read_version() is None
     reader.close()
+
+
+def test_searches_through_lance_return_the_rows_they_rank(tmp_path) -> None:
+    """Through Lance a search ranks row ids and reads only the rows it returns: over several
+    files and after a delete, each chunk comes back whole (text, metadata, offsets), as the
+    LanceDB handle that wrote it finds it."""
+    path = tmp_path / "index"
+    writer = LanceDBStore(path)
+
+    def document(n: int) -> IndexedDocument:
+        texts = [f"topic{i} words of file {n} " + "x" * i for i in range(8)]
+        return IndexedDocument(f"d{n}", f"f{n}", [
+            Document(
+                id=f"d{n}#{i}", content=text, parent_id=f"d{n}", index=i, start=40 * i,
+                end=40 * i + len(text), metadata={"file": n, "part": i},
+                embedding=[1.0, n / 4, i / 8],
+            )
+            for i, text in enumerate(texts)
+        ])
+
+    writer.write([document(0), document(1)])
+    writer.write([document(3)])  # a second file: row ids of two files
+    writer.delete(["d1"])
+    searches = [
+        {"vector": [1.0, 0.5, 0.5], "text": "topic3 words", "top_k": 4},
+        {"vector": [1.0, 0.0, 0.9], "top_k": 5},
+        {"text": "topic2 file", "top_k": 3, "where": {"part": 2}},
+    ]
+
+    def whole(store: LanceDBStore) -> list[list[tuple[object, ...]]]:
+        return [
+            [
+                (h.chunk.id, h.chunk.content, h.chunk.metadata, h.chunk.start, h.chunk.end,
+                 h.chunk.parent_id, h.chunk.index, round(h.score, 6))
+                for h in store.search(**search)
+            ]
+            for search in searches
+        ]
+
+    expected = whole(writer)
+    writer.close()
+    reader = LanceDBStore(path)
+    try:
+        assert reader._snapshot() is not None  # reads through Lance
+        got = whole(reader)
+    finally:
+        reader.close()
+    assert got == expected
+    assert [len(hits) for hits in got] == [4, 5, 2]
+    assert all(not hit[0].startswith("d1#") for hits in got for hit in hits)

@@ -69,8 +69,9 @@ class _Snapshot(NamedTuple):
     dimension: int | None
 
 
-#: A found chunk: its document's id, the chunk, its score.
-_Found = tuple[str, Document, float]
+#: A found chunk: a key naming its row (the Lance row id, or its document's and its own id
+#: where LanceDB reads), the chunk (``None`` until its row is read), its score.
+_Found = tuple[object, Document | None, float]
 _DOCUMENT_COLUMNS = ("document_id", "fingerprint", "chunks")
 
 #: A document whose write or delete began and did not finish reports this fingerprint, which
@@ -215,7 +216,9 @@ class LanceDBStore(Store):
     of ``weight / (hybrid_k + rank)``. Ties go to the chunk ranked better by vector.
     ``where`` is applied before ranking in every mode and means exactly
     :func:`ragloom.stores.matches_where` over the metadata as stored (JSON).
-    Found chunks come back without their vectors.
+    Found chunks come back without their vectors. Through Lance, a search ranks row ids and
+    scores and reads the rows of the chunks it returns only (a hybrid search ranks
+    ``2 * hybrid_candidates`` and returns ``top_k``).
 
     **Errors.** Another vector dimension (a write or a query) raises
     :class:`~ragloom.stores.StoreError` naming both and the path, and changes nothing. A
@@ -1657,19 +1660,39 @@ class LanceDBStore(Store):
             return []
         if mode == "vector":
             assert query is not None
-            return [
-                ScoredChunk(c, s)
-                for _, c, s in self._vector(chunks, query, top_k, predicate, partitions)
-            ]
-        if mode == "text":
+            found = self._vector(chunks, query, top_k, predicate, partitions)
+        elif mode == "text":
             assert text is not None
-            return [ScoredChunk(c, s) for _, c, s in self._text(chunks, text, top_k, predicate)]
-        assert query is not None and text is not None
-        depth = max(top_k, self.hybrid_candidates)
-        # The two searches run at once (Lance works outside the GIL).
-        by_text = self._helper().submit(self._text, chunks, text, depth, predicate)
-        by_vector = self._vector(chunks, query, depth, predicate, partitions)
-        return self._fuse(by_vector, by_text.result(), top_k)
+            found = self._text(chunks, text, top_k, predicate)
+        else:
+            assert query is not None and text is not None
+            depth = max(top_k, self.hybrid_candidates)
+            # The two searches run at once (Lance works outside the GIL).
+            by_text = self._helper().submit(self._text, chunks, text, depth, predicate)
+            by_vector = self._vector(chunks, query, depth, predicate, partitions)
+            found = self._fuse(by_vector, by_text.result(), top_k)
+        return self._read_found(chunks, found)
+
+    def _read_found(self, chunks: Any, found: list[_Found]) -> list[ScoredChunk]:
+        """The found chunks, reading the rows of those only named by their row id (through
+        Lance, searches read row ids and scores, and only the rows kept are read: a hybrid
+        search ranks twice ``hybrid_candidates`` rows and keeps ``top_k``)."""
+        wanted = [key for key, chunk, _ in found if chunk is None]
+        read: dict[object, Document] = {}
+        if wanted:
+            with self._guard("read the found chunks"):
+                # Lance's take by row id (row ids a search of this same version returned)
+                rows = chunks._take_rows(wanted, columns=[*_RESULT_COLUMNS, "_rowid"])
+            read = {row["_rowid"]: _chunk_of(row) for row in rows.to_pylist()}
+        out = []
+        for key, chunk, score in found:
+            chunk = chunk if chunk is not None else read.get(key)
+            if chunk is None:
+                raise StoreError(
+                    f"LanceDB store at {self.location}: a found row could not be read back"
+                )
+            out.append(ScoredChunk(chunk, score))
+        return out
 
     def _helper(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -1693,14 +1716,21 @@ class LanceDBStore(Store):
 
     @staticmethod
     def _rows(table: Any, score: str, transform: Any) -> list[_Found]:
+        """The rows of a search's result: read whole (where LanceDB reads), or only their row
+        ids and scores (through Lance: :meth:`_read_found` reads the rows kept)."""
         out: list[_Found] = []
+        if "_rowid" in table.column_names:
+            ids = table.column("_rowid").to_pylist()
+            for key, value in zip(ids, table.column(score).to_pylist(), strict=True):
+                if value is not None and math.isfinite(value):  # a zero vector has no cosine
+                    out.append((key, None, float(transform(value))))
+            return out
         for row in table.to_pylist():
             value = row[score]
             if value is None or not math.isfinite(value):
                 continue  # a zero vector has no cosine
-            out.append(
-                (row["document_id"], _chunk_of(row), float(transform(value)))
-            )
+            chunk = _chunk_of(row)
+            out.append(((row["document_id"], chunk.id), chunk, float(transform(value))))
         return out
 
     def _vector(
@@ -1728,8 +1758,8 @@ class LanceDBStore(Store):
                     else:
                         nearest["nprobes"] = nprobes
                     found = chunks.to_table(
-                        columns=columns, nearest=nearest, filter=predicate,
-                        prefilter=predicate is not None,
+                        columns=["_distance"], with_row_id=True, nearest=nearest,
+                        filter=predicate, prefilter=predicate is not None,
                     )
                 else:
                     builder = (
@@ -1761,7 +1791,8 @@ class LanceDBStore(Store):
                 from lance.query import MatchQuery as LanceMatch
 
                 found = chunks.to_table(
-                    columns=columns, full_text_query=LanceMatch(text, _TEXT_COLUMN),
+                    columns=["_score"], with_row_id=True,
+                    full_text_query=LanceMatch(text, _TEXT_COLUMN),
                     limit=limit, filter=predicate, prefilter=predicate is not None,
                 )
             else:
@@ -1782,19 +1813,18 @@ class LanceDBStore(Store):
         by_vector: list[_Found],
         by_text: list[_Found],
         top_k: int,
-    ) -> list[ScoredChunk]:
-        """The two rankings fused (chunks keyed by document and id): relative scores, or
+    ) -> list[_Found]:
+        """The two rankings fused (chunks keyed by their row): relative scores, or
         reciprocal ranks (see the class)."""
         relative = self.hybrid_fusion == "relative"
         weights = (self.vector_weight, 1.0)
-        scores: dict[tuple[str, str], float] = {}
-        chunks: dict[tuple[str, str], Document] = {}
-        order: dict[tuple[str, str], tuple[int, int]] = {}
+        scores: dict[object, float] = {}
+        chunks: dict[object, Document | None] = {}
+        order: dict[object, tuple[int, int]] = {}
         for which, ranking in enumerate((by_vector, by_text)):
             values = [score for _, _, score in ranking]
             low, high = (min(values), max(values)) if values else (0.0, 0.0)
-            for rank, (document_id, chunk, score) in enumerate(ranking, start=1):
-                key = (document_id, chunk.id)
+            for rank, (key, chunk, score) in enumerate(ranking, start=1):
                 if relative:
                     gain = (score - low) / (high - low) if high > low else 1.0
                 else:
@@ -1804,7 +1834,7 @@ class LanceDBStore(Store):
                 order.setdefault(key, (which, rank))
         total = sum(weights) if relative else 1.0
         best = sorted(scores, key=lambda key: (-scores[key], order[key]))
-        return [ScoredChunk(chunks[key], scores[key] / total) for key in best[:top_k]]
+        return [(key, chunks[key], scores[key] / total) for key in best[:top_k]]
 
     # -- lifetime ---------------------------------------------------------------------------
 
