@@ -13,8 +13,9 @@ the time to fit them do not grow with the collection. Each collection's sample i
 the routes under a hash of its documents: fitting again reads only the collections that
 changed.
 
-A search decides by what the ask's own search of the whole index finds first (the ``probe``
-of :class:`CollectionRouter`; a federated-search collection selector in the manner of ReDDE):
+A search decides by what a full-text search of the whole index finds first for the ask (the
+``probe`` of :class:`CollectionRouter`; a federated-search collection selector in the manner
+of ReDDE):
 each collection's share of the rank-weighted first :data:`PROBE_K` passages. From
 :data:`RESTRICT_SHARE` of it the ask searches that collection only; from :data:`BOOST_SHARE`
 the whole index and the collection beside it; below, the whole index. An ask of several

@@ -360,9 +360,13 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
         if chosen is None:
             from .index_routes import index_router
 
-            # the routes decide by what the ask's own search of the whole index finds first
+            # the routes decide by what a full-text search of the whole index finds first for
+            # the ask (a fraction of a hybrid search's cost; see index_probe)
             chosen = index_router(
-                store, registry=registry, collections=settings.collections, probe=retriever
+                store, registry=registry, collections=settings.collections,
+                probe=StoreRetriever(
+                    store, None, mode="text", where=collection_where(settings.collections)
+                ),
             )
         block = MultiQueryRetrievalPipeline(
             planner,
@@ -490,14 +494,15 @@ def index_embedder(store: Any, registry: Any, name: str | None, dimension: int) 
 
 
 def index_probe(store: Any, registry: Any) -> Any:
-    """A search of the whole of ``store`` as ``ragloom search`` makes it by default (hybrid
-    with the index's embedder when it holds vectors, else full text): what the routes fitted
-    from its collections decide by, where no search is built (``ragloom plan --index``)."""
+    """The search of the whole of ``store`` that the routes fitted from its collections decide
+    by, as ``ragloom search`` makes it (``ragloom plan --index`` has no search of its own): by
+    full text, which routes as well as the hybrid search on the project's development
+    questions at a fraction of its cost (a hybrid search reads the vectors too, and grows with
+    the index; see the query side's guide)."""
     from .retrieval import StoreRetriever
 
-    dimension = _dimension(store)
-    embedder = None if dimension is None else index_embedder(store, registry, None, dimension)
-    return StoreRetriever(store, embedder)
+    del registry  # no embedder: a full-text search
+    return StoreRetriever(store, None, mode="text")
 
 
 def _dimension(store: Any) -> int | None:
