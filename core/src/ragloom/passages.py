@@ -42,8 +42,9 @@ class FusedPassage(BaseModel):
     chunk_id: str
     #: The id of its document (its path under the ingested folder, for files).
     document_id: str | None
-    #: Where the chunk starts in its document's text (``None``: text rendered from markup,
-    #: with no offsets in its source).
+    #: Where the chunk starts in its document's text: the text the loader made (for an HTML
+    #: page, its Markdown rendering), not necessarily the file's bytes (``None``: a chunker's
+    #: own text, not a span of the document).
     start: int | None
     #: Where it ends (exclusive): ``text[start:end] == content``.
     end: int | None
