@@ -209,7 +209,7 @@ class LanceDBStore(Store):
     (a list that did not find the chunk gives it 0); ``vector_weight`` = 0.2 was chosen on
     the development halves of ragloom's evaluation sets, where the full text is the stronger
     signal and vectors add what its words miss. (LanceDB's own hybrid query is not used: on
-    the same sets it found fewer facets, 271 of 358 against 284 with its default reranker,
+    the same sets it found fewer facets, 272 of 358 against 278 with its default reranker,
     and it needs the ``lancedb`` client, which this read path never imports; see
     ``benchmarks/bench_native_hybrid.py`` and the evaluation guide.)
     ``hybrid_fusion="rrf"`` fuses by reciprocal rank instead: score = sum over the two lists
