@@ -178,3 +178,37 @@ def test_searches_through_lance_return_the_rows_they_rank(tmp_path) -> None:
     assert got == expected
     assert [len(hits) for hits in got] == [4, 5, 2]
     assert all(not hit[0].startswith("d1#") for hits in got for hit in hits)
+
+
+def test_a_search_begun_before_an_optimize_finishes_on_the_newest_version(
+    tmp_path, monkeypatch
+) -> None:
+    # optimize rewrites the chunks' files and removes the old version at once: a search that
+    # took its version before (in flight meanwhile) finds its files gone, and searches the
+    # newest version instead of failing
+    path = tmp_path / "index"
+    for n in range(4):
+        writer = LanceDBStore(path)
+        writer.write(corpus() if n == 0 else corpus(f"w{n}")[:1])
+        writer.close()
+    reader = LanceDBStore(path)
+    found(reader)
+    began = reader._snapshot()
+    optimizer = LanceDBStore(path)
+    optimizer.take_writer_lock()
+    optimizer.optimize()
+    optimizer.close()
+    fresh = LanceDBStore(path)
+    expected = found(fresh)  # what the newest version finds (its full-text statistics changed)
+    fresh.close()
+    newest = reader._snapshot
+    versions = iter([began])
+    monkeypatch.setattr(reader, "_snapshot", lambda: next(versions, None) or newest())
+    assert found(reader) == expected
+    # a search of a version nobody replaced fails as it did
+    monkeypatch.setattr(reader, "_snapshot", newest)
+    monkeypatch.setattr(reader, "_vector", lambda *a, **k: (_ for _ in ()).throw(
+        StoreError("disk on fire")))
+    with pytest.raises(StoreError, match="disk on fire"):
+        reader.search(vector=[1.0, 0.0, 0.0], top_k=1)
+    reader.close()

@@ -1644,6 +1644,27 @@ class LanceDBStore(Store):
         if where is not None and not isinstance(where, Mapping):
             raise StoreError(f"where must be a mapping, got {type(where).__name__}")
         snapshot = self._snapshot()
+        try:
+            return self._search(snapshot, vector, text, top_k, where, mode)
+        except StoreError:
+            if snapshot is None or not _superseded(snapshot):
+                raise
+        # The version this search began on was replaced meanwhile, and its files removed (an
+        # optimize or a writer's close keeps no old version): search the newest one instead.
+        with self._lock:
+            if self._pinned is snapshot:
+                self._pinned = None
+        return self._search(self._snapshot(), vector, text, top_k, where, mode)
+
+    def _search(
+        self,
+        snapshot: _Snapshot | None,
+        vector: Sequence[float] | None,
+        text: str | None,
+        top_k: int,
+        where: Mapping[str, Any] | None,
+        mode: SearchMode,
+    ) -> list[ScoredChunk]:
         if snapshot is not None and (snapshot.has_text_index or mode == "vector"):
             chunks, partitions = snapshot.chunks, snapshot.partitions
             query = None if vector is None else self._query_vector(vector, snapshot.dimension)
@@ -1908,6 +1929,18 @@ def _chunk_of(row: Mapping[str, Any], embedding: list[float] | None = None) -> D
 
 
 _HAS_LANCE: bool | None = None
+
+
+def _superseded(snapshot: _Snapshot) -> bool:
+    """Whether a newer version of the documents or the chunks table was committed after
+    ``snapshot`` was taken."""
+    try:
+        return bool(
+            snapshot.documents.latest_version != snapshot.version
+            or snapshot.chunks.latest_version != snapshot.chunks.version
+        )
+    except Exception:  # noqa: BLE001 - the table itself is unreadable: not a stale version
+        return False
 
 
 def _vector_size(schema: pa.Schema) -> int | None:
