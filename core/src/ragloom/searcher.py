@@ -360,13 +360,9 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
         if chosen is None:
             from .index_routes import index_router
 
-            # the routes decide by what a full-text search of the whole index finds first for
-            # the ask (a fraction of a hybrid search's cost; see index_probe)
             chosen = index_router(
                 store, registry=registry, collections=settings.collections,
-                probe=StoreRetriever(
-                    store, None, mode="text", where=collection_where(settings.collections)
-                ),
+                probe=index_probe(store, settings.collections),
             )
         block = MultiQueryRetrievalPipeline(
             planner,
@@ -493,16 +489,15 @@ def index_embedder(store: Any, registry: Any, name: str | None, dimension: int) 
     return embedder
 
 
-def index_probe(store: Any, registry: Any) -> Any:
-    """The search of the whole of ``store`` that the routes fitted from its collections decide
-    by, as ``ragloom search`` makes it (``ragloom plan --index`` has no search of its own): by
-    full text, which routes as well as the hybrid search on the project's development
-    questions at a fraction of its cost (a hybrid search reads the vectors too, and grows with
-    the index; see the query side's guide)."""
+def index_probe(store: Any, collections: list[str] | None = None) -> Any:
+    """The search of ``store`` (of these ``collections`` only, when given) that the routes
+    fitted from its collections decide by, for ``ragloom search`` and ``ragloom plan --index``
+    alike: by full text, which routes as well as the hybrid search on the project's
+    development questions at a fraction of its cost (a hybrid search reads the vectors too,
+    and grows with the index; see the query side's guide)."""
     from .retrieval import StoreRetriever
 
-    del registry  # no embedder: a full-text search
-    return StoreRetriever(store, None, mode="text")
+    return StoreRetriever(store, None, mode="text", where=collection_where(collections))
 
 
 def _dimension(store: Any) -> int | None:

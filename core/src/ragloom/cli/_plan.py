@@ -122,7 +122,7 @@ def _index_plan(settings: PlanSettings, registry: Any, decomposer: str) -> Pipel
         # routed as a search routes: by what each ask's search of the whole index finds first
         store = open_index(settings.index, registry=registry, must_exist=True)
         try:
-            router = index_router(store, registry=registry, probe=index_probe(store, registry))
+            router = index_router(store, registry=registry, probe=index_probe(store))
             pipeline = MultiQueryRoutingPipeline(planner, router).build(registry=registry)
         except BaseException:
             store.close()
