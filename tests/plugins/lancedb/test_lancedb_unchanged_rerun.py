@@ -1,5 +1,6 @@
 """Re-ingesting files that did not change only reads the index: LanceDB's client (a second of
-imports) and the embedding model are not loaded, in a fresh process."""
+imports) and the embedding model are not loaded, in a fresh process; nor is LanceDB by a reader
+of the index's counts and collections (``ragloom index info``, ``ragloom eval``)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,21 @@ print(json.dumps({
 """
 
 
+READER = """
+import json, sys
+from ragloom_lancedb import LanceDBStore
+
+store = LanceDBStore(sys.argv[1])
+info = store.info()
+print(json.dumps({
+    "documents": info.documents, "chunks": info.chunks,
+    "indexes": info.details["indexes"], "unindexed": info.details["rows_not_in_text_index"],
+    "collections": store.document_values("collection"),
+    "lancedb": "lancedb" in sys.modules,
+}))
+"""
+
+
 def ingest(docs: Path, index: Path, cache: Path) -> dict:
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, str(docs), str(index), str(cache)],
@@ -52,6 +68,14 @@ def test_an_unchanged_rerun_loads_neither_lancedb_nor_the_model(tmp_path: Path) 
     first = ingest(docs, index, cache)
     assert first["indexed"] == 2 and first["chunks"] > 2
     assert first["lancedb"] and first["model_loaded"]
+    proc = subprocess.run([sys.executable, "-c", READER, str(index)], capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout) == {
+        "documents": 2, "chunks": first["chunks"],
+        "indexes": ["search_text_idx", "where_tokens_idx"], "unindexed": 0,
+        "collections": {"a.md": ["docs"], "b.md": ["docs"]}, "lancedb": False,
+    }
     again = ingest(docs, index, cache)
     assert again == {"chunks": 0, "unchanged": 2, "indexed": 0, "lancedb": False,
                      "model_loaded": False}

@@ -29,6 +29,7 @@ from ragloom.stores import (
     StoreInfo,
 )
 
+from ._imports import import_lancedb
 from ._place import ObjectFolder, remote_uri, storage_options, writer_lock_path
 from ._where import condition_sql, metadata_tokens, sql_string
 
@@ -459,7 +460,7 @@ class LanceDBStore(Store):
             if self.path is not None:
                 with self._guard("create the store directory"):
                     self.path.mkdir(parents=True, exist_ok=True)
-        import lancedb
+        lancedb = import_lancedb()
 
         with self._guard("open the store"):
             # Reads check for versions committed by other processes.
@@ -1416,8 +1417,7 @@ class LanceDBStore(Store):
 
                         lance.dataset(self._table_uri(name), storage_options=options).to_table()
                     else:
-                        import lancedb
-
+                        lancedb = import_lancedb()
                         lancedb.connect(self.uri, storage_options=options).open_table(
                             name
                         ).to_arrow()
@@ -1552,7 +1552,10 @@ class LanceDBStore(Store):
         (``ragloom ingest`` fits its routes from them after every run)."""
         if not isinstance(key, str) or not key:
             raise InvalidInputError(f"key must be a metadata key, got {key!r}")
-        chunks, _ = self._tables()
+        # Read as searches read (the whole version they see, through Lance alone) unless this
+        # handle writes: `ragloom eval` and the routes' probe then never import lancedb.
+        snapshot = self._snapshot()
+        chunks = snapshot.chunks if snapshot is not None else self._tables()[0]
         if chunks is None:
             return
         prefix = f"{len(key)}:{key}=s"
@@ -1591,7 +1594,11 @@ class LanceDBStore(Store):
         )
 
     def info(self) -> StoreInfo:
-        chunks, documents = self._tables()
+        snapshot = self._snapshot()
+        if snapshot is not None:  # the version searches read, through Lance alone
+            chunks, documents = snapshot.chunks, snapshot.documents
+        else:
+            chunks, documents = self._tables()
         with self._guard("count the rows"):
             n_docs = documents.count_rows() if documents is not None else 0
             n_chunks = chunks.count_rows() if chunks is not None else 0
@@ -1601,10 +1608,17 @@ class LanceDBStore(Store):
             }
             if chunks is not None:
                 details["version"] = chunks.version
-                details["indexes"] = sorted(i.name for i in chunks.list_indices())
-                if f"{_TEXT_COLUMN}_idx" in details["indexes"]:
-                    stats = chunks.index_stats(f"{_TEXT_COLUMN}_idx")
-                    details["rows_not_in_text_index"] = int(stats.num_unindexed_rows)
+                text_index = f"{_TEXT_COLUMN}_idx"
+                if _is_dataset(chunks):
+                    details["indexes"] = sorted(i.name for i in chunks.describe_indices())
+                    if text_index in details["indexes"]:
+                        stats = chunks.stats.index_stats(text_index)
+                        details["rows_not_in_text_index"] = int(stats["num_unindexed_rows"])
+                else:
+                    details["indexes"] = sorted(i.name for i in chunks.list_indices())
+                    if text_index in details["indexes"]:
+                        stats = chunks.index_stats(text_index)
+                        details["rows_not_in_text_index"] = int(stats.num_unindexed_rows)
         return StoreInfo(
             location=self.location,
             documents=n_docs,
