@@ -185,6 +185,23 @@ def test_without_two_collections_or_the_semantic_router_nothing_is_routed(tmp_pa
     missing = fit_routes(Store(["git", "sqlite"]), registry=NoSemantic())
     assert missing.router is None and "ragloom-semantic" in (missing.note or "")
 
+    # a search routes by its probe all the same: no semantic router is needed for that
+    from ragloom.index_routes import index_router
+
+    probe = Found({"all git": ["git"] * 10})
+    routed = index_router(Store(["git", "sqlite"]), registry=NoSemantic(), probe=probe)
+    assert isinstance(routed, CollectionRouter) and routed.router is None
+    assert routed.valid_routes == ("git", "sqlite", ALL_COLLECTIONS)
+    sure = routed.decide_sync("all git")
+    assert (sure.route, sure.retrieval, sure.collections) == ("git", "restrict", ["git"])
+    assert routed.config()["router"] is None
+    one = index_router(Store(["git"]), registry=NoSemantic(), probe=probe)
+    assert isinstance(one, WholeIndex) and one.note == "one collection: no routing"
+    only = index_router(
+        Store(["git", "sqlite"]), registry=NoSemantic(), probe=probe, collections=["git"]
+    )
+    assert isinstance(only, WholeIndex)
+
 
 def test_a_collections_route_is_fitted_from_a_bounded_seeded_sample(monkeypatch) -> None:
     import ragloom.index_routes as routes

@@ -55,8 +55,10 @@ the held-out utterances measured is kept with the routes (``fit``: their accurac
 restricted and boosted and how often each was right, the collections read).
 
 With one collection (or none recorded) there is nothing to route: the router is
-:class:`WholeIndex`, whose plan says ``one collection: no routing``. Without ragloom-semantic
-installed the same, with a note saying so.
+:class:`WholeIndex`, whose plan says ``one collection: no routing``. A search with a probe
+(every search of the command line and the server) loads only the saved manifest (the
+collections and the shares), never the semantic router: it routes without ragloom-semantic
+installed too, where ingest records the collections with the note :data:`NO_SEMANTIC`.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ __all__ = [
     "BOOST_SHARE",
     "DEFAULT_BOOST_WEIGHT",
     "NO_ROUTING_ONE",
+    "NO_SEMANTIC",
     "PROBE_K",
     "PROBE_RANK_K",
     "RESTRICT_PRECISION",
@@ -103,6 +106,11 @@ log = logging.getLogger("ragloom.index_routes")
 ALL_COLLECTIONS = "(whole index)"
 #: The plan's note on an index with one collection.
 NO_ROUTING_ONE = "one collection: no routing"
+#: The weight of a boosted sub-query's collection-restricted list, times the sub-query's (its
+#: list over the whole index keeps the sub-query's own weight; see the module docstring).
+DEFAULT_BOOST_WEIGHT = 0.5
+#: The routes' note where ragloom-semantic is missing: searches route by their probe alone.
+NO_SEMANTIC = "routed by search only (ragloom-semantic, which fits the routes' scores, is missing)"
 #: The plan's note on a sub-query whose best collections score too close to prefer one.
 TOO_CLOSE = "too close to call: the whole index"
 #: The manifest of the fitted routes, in the index folder (the router is saved beside it).
@@ -348,7 +356,7 @@ class FittedRoutes:
     router: Any = None
     restrict_gaps: list[float | None] = field(default_factory=list)
     boost_gap: float | None = None
-    boost_weight: float = 1.0
+    boost_weight: float = DEFAULT_BOOST_WEIGHT
     fit: dict[str, Any] = field(default_factory=dict)
     restrict_share: float = RESTRICT_SHARE
     boost_share: float = BOOST_SHARE
@@ -533,10 +541,7 @@ def fit_routes(
         return FittedRoutes(collections, state, note=note)
     factory = _semantic_factory(registry or Registry())
     if factory is None:
-        return FittedRoutes(
-            collections, state,
-            note="no routing: routes are fitted with ragloom-semantic, which is not installed",
-        )
+        return FittedRoutes(collections, state, note=NO_SEMANTIC)
     members = document_collections(store)
     fingerprints = store.fingerprints()
     samples: dict[str, CollectionSample] = {}
@@ -624,11 +629,6 @@ def _restriction(
         if threshold is not None and ranked[m - 1][1] - ranked[m][1] >= threshold:
             return [name for name, _ in ranked[:m]]
     return None
-
-
-#: The weight of a boosted sub-query's collection-restricted list, times the sub-query's (its
-#: list over the whole index keeps the sub-query's own weight; see the module docstring).
-DEFAULT_BOOST_WEIGHT = 0.5
 
 
 # -- saving and loading ------------------------------------------------------------------------
@@ -787,7 +787,8 @@ class CollectionRouter(Router):
 
     Args:
         router: scores every collection for a query (``scores(query) -> {name: score}``, as
-            ragloom-semantic's ``SemanticRouter`` does).
+            ragloom-semantic's ``SemanticRouter`` does); ``None`` with a ``probe`` and the
+            ``collections`` (the probe decides alone).
         restrict_gaps: per stage m, the score gap from the m-th collection to the next from
             which the search is restricted to the m best (``None``: never at that stage).
         boost_gap: the gap from the best collection to the next from which a sub-query not
@@ -819,11 +820,20 @@ class CollectionRouter(Router):
     ) -> None:
         from .errors import ConfigurationError
 
-        if not callable(getattr(router, "scores", None)):
+        if router is None:
+            if probe is None or collections is None:
+                raise ConfigurationError(
+                    "CollectionRouter needs a router that scores every route, or a probe "
+                    "and the collections to route among"
+                )
+        elif not callable(getattr(router, "scores", None)):
             raise ConfigurationError(
                 "CollectionRouter needs a router that scores every route (scores(query))"
             )
-        routes = [r for r in router.valid_routes if r != ALL_COLLECTIONS]
+        routes = (
+            list(collections or ()) if router is None
+            else [r for r in router.valid_routes if r != ALL_COLLECTIONS]
+        )
         chosen = list(routes if collections is None else collections)
         unknown = [c for c in chosen if c not in routes]
         if unknown:
@@ -857,7 +867,7 @@ class CollectionRouter(Router):
             "boost_share": self.boost_share,
         }
         return {
-            "router": self.router.config_hash,
+            "router": None if self.router is None else self.router.config_hash,
             "collections": list(self.collections),
             "restrict_gaps": self.restrict_gaps,
             "boost_gap": self.boost_gap,
@@ -978,7 +988,24 @@ def index_router(
 ) -> Router:
     """The default router of a search of ``store``: a :class:`CollectionRouter` over its
     collections (among ``collections`` when the search is restricted to them), or
-    :class:`WholeIndex` with the reason there is no routing."""
+    :class:`WholeIndex` with the reason there is no routing.
+
+    With a ``probe`` (what ``ragloom search``, ``plan``, ``eval`` and the server give), the
+    probe's search decides and the fitted router is neither loaded nor needed: the saved
+    routes give the collections and the shares (without ragloom-semantic too)."""
+    if probe is not None:
+        saved = load_routes(store, registry=registry, router=False)
+        fitted = saved if saved is not None else current_routes(store, registry=registry)
+        names = fitted.names
+        if len(names) < 2:
+            return WholeIndex(NO_ROUTING_ONE if names else "no collections: no routing")
+        among = names if collections is None else [c for c in names if c in collections]
+        if len(among) < 2:
+            return WholeIndex("one collection searched: no routing" if among else "no routing")
+        return CollectionRouter(
+            None, collections=among, probe=probe, boost_weight=fitted.boost_weight,
+            restrict_share=fitted.restrict_share, boost_share=fitted.boost_share,
+        )
     fitted = current_routes(store, registry=registry)
     if fitted.router is None:
         return WholeIndex(fitted.note or NO_ROUTING_ONE)
