@@ -68,16 +68,29 @@ async def test_route_and_route_many_agree(routers) -> None:
     assert router.route_many([]) == []
 
 
-def test_linear_scores_are_similarities_discounted_by_the_head(routers) -> None:
-    discounted = routers["linear"]
+def test_linear_scores_are_similarities_discounted_by_the_head_and_word_coverage(
+    routers,
+) -> None:
+    covered = routers["linear"]  # the default confidence
+    discounted = SemanticRouter(ROUTES, "general", confidence="discounted")
     plain = SemanticRouter(ROUTES, "general", confidence="similarity")
     queries = [q for qs in IN_SCOPE.values() for q in qs] + OUT_OF_SCOPE
-    for query, d, s in zip(queries, discounted.route_many(queries), plain.route_many(queries),
-                           strict=True):
-        assert d.route == s.route  # the same route: only the score differs
+    for query, c, d, s in zip(
+        queries, covered.route_many(queries), discounted.route_many(queries),
+        plain.route_many(queries), strict=True,
+    ):
+        assert c.route == d.route == s.route  # the same route: only the score differs
         probability = discounted.scores(query)[d.route]
         assert d.score == pytest.approx(s.score * probability**0.5, rel=1e-5)
-        assert d.score <= s.score
+        assert c.score <= d.score <= s.score
+    # a query made of words the route's examples use keeps the discounted score; one whose
+    # subject no example of the route mentions loses the share of its words' weight
+    known, unknown = covered.route_many(["will it rain tomorrow", "will it rain on jupiter"])
+    known_d, unknown_d = discounted.route_many(["will it rain tomorrow", "will it rain on jupiter"])
+    assert known.route == unknown.route == "weather"
+    assert known.score == pytest.approx(known_d.score, rel=1e-5)
+    assert unknown.score < 0.9 * unknown_d.score
+    assert covered.config()["confidence"] == "covered"
     assert plain.config()["confidence"] == "similarity"
     assert discounted.config()["confidence"] == "discounted"
     with pytest.raises(ConfigurationError, match="confidence must be one of"):
@@ -85,7 +98,7 @@ def test_linear_scores_are_similarities_discounted_by_the_head(routers) -> None:
 
 
 def test_global_threshold_sends_unrelated_queries_to_the_default(routers) -> None:
-    router = SemanticRouter(ROUTES, "general", threshold=0.45)
+    router = SemanticRouter(ROUTES, "general", threshold=0.2)
     in_scope = [q for qs in IN_SCOPE.values() for q in qs]
     assert all(d.fallback_reason is None for d in router.route_many(in_scope))
     for query, decision in zip(OUT_OF_SCOPE, router.route_many(OUT_OF_SCOPE), strict=True):
@@ -93,7 +106,7 @@ def test_global_threshold_sends_unrelated_queries_to_the_default(routers) -> Non
         assert decision.fallback_reason == "below threshold"
         # the rejected best route is kept as the runner-up, with the score that failed
         assert decision.runner_up in {"weather", "billing", "cooking"}
-        assert decision.score == decision.runner_up_score < 0.45
+        assert decision.score == decision.runner_up_score < 0.2
 
 
 def test_per_route_threshold_overrides_the_global_one() -> None:
