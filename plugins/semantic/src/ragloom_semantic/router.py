@@ -55,8 +55,8 @@ EMPTY_QUERY = "empty query"
 
 Scoring = Literal["linear", "knn", "centroid", "hybrid"]
 SCORINGS: tuple[str, ...] = ("linear", "knn", "centroid", "hybrid")
-Confidence = Literal["covered", "discounted", "similarity"]
-CONFIDENCES: tuple[str, ...] = ("covered", "discounted", "similarity")
+Confidence = Literal["discounted", "covered", "similarity"]
+CONFIDENCES: tuple[str, ...] = ("discounted", "covered", "similarity")
 Criterion = Literal["balanced", "accuracy"]
 CRITERIA: tuple[str, ...] = ("balanced", "accuracy")
 
@@ -209,13 +209,16 @@ class SemanticRouter(Router):
       small softmax classifier trained (numpy, deterministic, once) on the example
       embeddings, with one prototype per ``examples_per_prototype`` examples of a route, picks
       the route; the decision's score is the route's k-nearest-example similarity (below)
-      times the square root of the classifier's probability for the route, so that a query
-      close to some example but between routes scores low, times the square root of the
-      query's word coverage by the route's examples (``confidence="covered"``, the default:
-      the inverse-document-frequency-weighted share of the query's words that some example
-      of the route uses), so that a query that shares a route's phrasing but not its subject
-      scores low. ``confidence="discounted"`` leaves out the coverage, ``"similarity"`` both
-      factors.
+      times the square root of the classifier's probability for the route
+      (``confidence="discounted"``, the default), so that a query close to some example but
+      between routes scores low; ``confidence="similarity"`` keeps the similarity alone.
+      ``confidence="covered"`` also multiplies it by the square root of the query's word
+      coverage by the route's examples (the inverse-document-frequency-weighted share of the
+      query's words that some example of the route uses), so that a query that shares a
+      route's phrasing but not its subject scores low: it separates out-of-scope queries
+      better when each route has many examples and the threshold is fitted (CLINC150: 100
+      per route), but with a handful of examples most words of an in-scope query are new to
+      its route too, and every score is lower than a hand-set threshold expects.
     - ``"knn"``: a route's score is the mean of the query's ``top_k`` highest cosine
       similarities to the route's examples; the highest score wins.
     - ``"centroid"``: cosine similarity to the mean of the route's examples.
@@ -243,7 +246,7 @@ class SemanticRouter(Router):
         examples_per_prototype: the linear head gives a route one prototype per this many
             examples (at most 32), so broad routes made of sub-topics are covered.
         use_descriptions: embed route descriptions as examples.
-        confidence: ``"covered"``, ``"discounted"`` or ``"similarity"``: the score of a
+        confidence: ``"discounted"``, ``"covered"`` or ``"similarity"``: the score of a
             ``"linear"`` decision (see above; the other scorings keep their similarity).
         encoder: an object with ``name`` and ``encode(texts) -> (n, d) unit rows`` used instead
             of a model (tests, custom embeddings). Not part of :meth:`config`.
@@ -269,7 +272,7 @@ class SemanticRouter(Router):
         oos_label: str | None = None,
         examples_per_prototype: int = 64,
         use_descriptions: bool = True,
-        confidence: Confidence = "covered",
+        confidence: Confidence = "discounted",
         encoder: Encoder | None = None,
     ) -> None:
         if isinstance(routes, str | os.PathLike):
