@@ -456,6 +456,16 @@ def test_fitted_thresholds_survive_save_and_load(tmp_path: Path) -> None:
     assert loaded.threshold == router.threshold is not None
 
 
+def test_a_covered_router_keeps_its_score_through_save_and_load(tmp_path: Path) -> None:
+    encoder = HashingEncoder()
+    router = SemanticRouter(ROUTES, "general", confidence="covered", encoder=encoder)
+    router.fit(["will it rain", "tell me a joke"], ["weather", None])
+    loaded = SemanticRouter.load(router.save(tmp_path / "covered.json"), encoder=encoder)
+    assert loaded.confidence == "covered" and loaded.threshold == router.threshold
+    queries = [q for qs in IN_SCOPE.values() for q in qs] + OUT_OF_SCOPE
+    assert loaded.route_many(queries) == router.route_many(queries)
+
+
 # -- laziness and threads ------------------------------------------------------------------------
 
 
