@@ -1,11 +1,15 @@
 """SemanticRouter on CLINC150 with the bundled model: accuracy and out-of-scope calibration.
 
-Routes are built from the train split; the numbers are taken on the validation split and its
-100 out-of-scope utterances (``oos_val``). Held: intent accuracy >= 0.92 and domain accuracy
->= 0.96 without a threshold; at the threshold ``fit`` picks for a target out-of-scope recall of
-0.75, out-of-scope rejection >= 0.70 with in-scope accuracy >= 0.90 (a fallback counts as
-wrong), both when fitted on the whole set and when fitted on one half and measured on the
-other. The data is carried in ``tests/data/clinc150`` (CC BY 3.0, source in its README).
+Routes are built from the train split (linear scoring, ``confidence="covered"``); the numbers
+are taken on the validation split and its 100 out-of-scope utterances (``oos_val``). Held:
+intent accuracy >= 0.92 and domain accuracy >= 0.96 without a threshold; at the threshold
+``fit`` picks for a target out-of-scope recall of 0.75, out-of-scope rejection >= 0.70 with
+in-scope accuracy >= 0.90 (a fallback counts as wrong), both when fitted on the whole set and
+when fitted on one half and measured on the other; with ``min_accuracy=0.90`` fitted on one
+half, in-scope accuracy >= 0.90 and out-of-scope rejection >= 0.70 on the other (the mean of
+both ways; measured: intent 0.914 and 0.777, domain 0.909 and 0.897; over 20 random halves
+``benchmarks/bench_semantic.py`` reports mean and worst). The data is carried in
+``tests/data/clinc150`` (CC BY 3.0, source in its README).
 """
 
 from __future__ import annotations
@@ -46,7 +50,8 @@ def _router(clinc: dict, task: str) -> SemanticRouter:
         }
         for name, examples in sorted(grouped.items())
     ]
-    return SemanticRouter(routes, "oos")
+    # the word coverage separates out-of-scope queries better with 100 examples a route
+    return SemanticRouter(routes, "oos", confidence="covered")
 
 
 def _measure(router: SemanticRouter, utterances: list[str], labels: list[str | None]):
@@ -109,7 +114,7 @@ def test_accuracy_and_out_of_scope_calibration(
             _measure(router, [utterances[i] for i in test_half], [labels[i] for i in test_half])
         )
     accuracy, rejection = np.mean(kept, axis=0)
-    assert accuracy >= 0.90 and rejection >= 0.65, kept
+    assert accuracy >= 0.90 and rejection >= 0.70, kept
 
     # the class-balanced default rejects far more than the old "most right outcomes" rule,
     # at a cost in in-scope accuracy that the curve shows

@@ -68,16 +68,29 @@ async def test_route_and_route_many_agree(routers) -> None:
     assert router.route_many([]) == []
 
 
-def test_linear_scores_are_similarities_discounted_by_the_head(routers) -> None:
-    discounted = routers["linear"]
+def test_linear_scores_are_similarities_discounted_by_the_head_and_word_coverage(
+    routers,
+) -> None:
+    discounted = routers["linear"]  # the default confidence
+    covered = SemanticRouter(ROUTES, "general", confidence="covered")
     plain = SemanticRouter(ROUTES, "general", confidence="similarity")
     queries = [q for qs in IN_SCOPE.values() for q in qs] + OUT_OF_SCOPE
-    for query, d, s in zip(queries, discounted.route_many(queries), plain.route_many(queries),
-                           strict=True):
-        assert d.route == s.route  # the same route: only the score differs
+    for query, c, d, s in zip(
+        queries, covered.route_many(queries), discounted.route_many(queries),
+        plain.route_many(queries), strict=True,
+    ):
+        assert c.route == d.route == s.route  # the same route: only the score differs
         probability = discounted.scores(query)[d.route]
         assert d.score == pytest.approx(s.score * probability**0.5, rel=1e-5)
-        assert d.score <= s.score
+        assert c.score <= d.score <= s.score
+    # a query made of words the route's examples use keeps the discounted score; one whose
+    # subject no example of the route mentions loses the share of its words' weight
+    known, unknown = covered.route_many(["will it rain tomorrow", "will it rain on jupiter"])
+    known_d, unknown_d = discounted.route_many(["will it rain tomorrow", "will it rain on jupiter"])
+    assert known.route == unknown.route == "weather"
+    assert known.score == pytest.approx(known_d.score, rel=1e-5)
+    assert unknown.score < 0.9 * unknown_d.score
+    assert covered.config()["confidence"] == "covered"
     assert plain.config()["confidence"] == "similarity"
     assert discounted.config()["confidence"] == "discounted"
     with pytest.raises(ConfigurationError, match="confidence must be one of"):
@@ -441,6 +454,16 @@ def test_fitted_thresholds_survive_save_and_load(tmp_path: Path) -> None:
     router.fit(["will it rain", "tell me a joke"], ["weather", None])
     loaded = SemanticRouter.load(router.save(tmp_path / "fit.json"), encoder=encoder)
     assert loaded.threshold == router.threshold is not None
+
+
+def test_a_covered_router_keeps_its_score_through_save_and_load(tmp_path: Path) -> None:
+    encoder = HashingEncoder()
+    router = SemanticRouter(ROUTES, "general", confidence="covered", encoder=encoder)
+    router.fit(["will it rain", "tell me a joke"], ["weather", None])
+    loaded = SemanticRouter.load(router.save(tmp_path / "covered.json"), encoder=encoder)
+    assert loaded.confidence == "covered" and loaded.threshold == router.threshold
+    queries = [q for qs in IN_SCOPE.values() for q in qs] + OUT_OF_SCOPE
+    assert loaded.route_many(queries) == router.route_many(queries)
 
 
 # -- laziness and threads ------------------------------------------------------------------------

@@ -10,6 +10,8 @@ float64 error stays far below float32 resolution).
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +19,7 @@ import numpy as np
 __all__ = [
     "LinearHead",
     "RouteIndex",
+    "WordCoverage",
     "accuracy_threshold",
     "held_accuracy_threshold",
     "balanced_threshold",
@@ -149,6 +152,60 @@ class RouteIndex:
             top = np.partition(cube, width - kk, axis=2)[:, :, width - kk :]
             top[np.isneginf(top)] = 0.0
             out[lo : lo + _QUERY_BLOCK] = top.sum(axis=2) / divisor[None, :]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The case-folded words (runs of letters, digits and underscores) of ``text``."""
+    return _WORD.findall(text.casefold())
+
+
+@dataclass(frozen=True)
+class WordCoverage:
+    """How much of a query's wording a route's examples have used: the inverse-document-
+    frequency-weighted share of the query's words that occur in some example of the route.
+
+    An out-of-scope query routed to its nearest route tends to share that route's frame ("what
+    is the", "how do I") but not its subject words, which no example of the route ever used;
+    the embedding similarity alone cannot tell these apart. A word no example has gets the
+    largest weight; frequent words ("the", "my") almost none. A query without words covers 1.0
+    (nothing to judge by).
+    """
+
+    table: dict[str, tuple[float, frozenset[int]]]  # word: weight, routes whose examples use it
+    unseen: float  # weight of a word no example uses
+
+    @classmethod
+    def build(cls, texts: Sequence[str], labels: np.ndarray) -> WordCoverage:
+        owners: dict[str, set[int]] = {}
+        frequency: dict[str, int] = {}
+        for text, label in zip(texts, np.asarray(labels).tolist(), strict=True):
+            for word in set(words(text)):
+                frequency[word] = frequency.get(word, 0) + 1
+                owners.setdefault(word, set()).add(int(label))
+        n = len(texts)
+        table = {
+            w: (math.log((n + 1) / (f + 1)), frozenset(owners[w])) for w, f in frequency.items()
+        }
+        return cls(table, math.log(n + 1))
+
+    def coverage(self, queries: Sequence[str], *routes: np.ndarray) -> list[np.ndarray]:
+        """For each array of ``routes`` (one route per query), ``(m,)``: the share of query
+        ``i``'s word weight that its route covers. The queries are split into words once."""
+        columns = [np.asarray(r).tolist() for r in routes]
+        out = np.ones((len(columns), len(queries)), dtype=np.float64)
+        get, unknown = self.table.get, (self.unseen, frozenset[int]())
+        for i, query in enumerate(queries):
+            found = [get(word, unknown) for word in words(query)]
+            total = sum([weight for weight, _ in found])
+            if total <= 0:
+                continue
+            for j, column in enumerate(columns):
+                route = column[i]
+                out[j, i] = sum([weight for weight, mine in found if route in mine]) / total
+        return list(out)
 
 
 def _f64(matrix: np.ndarray) -> np.ndarray:

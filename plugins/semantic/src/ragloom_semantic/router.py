@@ -24,6 +24,7 @@ from ._model import Encoder, ModelPathError, check_model_dir, get_encoder
 from ._scoring import (
     LinearHead,
     RouteIndex,
+    WordCoverage,
     accuracy_threshold,
     balanced_threshold,
     held_accuracy_threshold,
@@ -54,8 +55,8 @@ EMPTY_QUERY = "empty query"
 
 Scoring = Literal["linear", "knn", "centroid", "hybrid"]
 SCORINGS: tuple[str, ...] = ("linear", "knn", "centroid", "hybrid")
-Confidence = Literal["discounted", "similarity"]
-CONFIDENCES: tuple[str, ...] = ("discounted", "similarity")
+Confidence = Literal["discounted", "covered", "similarity"]
+CONFIDENCES: tuple[str, ...] = ("discounted", "covered", "similarity")
 Criterion = Literal["balanced", "accuracy"]
 CRITERIA: tuple[str, ...] = ("balanced", "accuracy")
 
@@ -192,6 +193,7 @@ class _State:
     embeddings: np.ndarray  # (n, d), in the order of ``texts``
     index: RouteIndex
     head: LinearHead | None
+    coverage: WordCoverage | None  # for confidence="covered"
 
 
 class SemanticRouter(Router):
@@ -208,8 +210,17 @@ class SemanticRouter(Router):
       embeddings, with one prototype per ``examples_per_prototype`` examples of a route, picks
       the route; the decision's score is the route's k-nearest-example similarity (below)
       times the square root of the classifier's probability for the route
-      (``confidence="discounted"``), so that a query close to some example but between
-      routes scores low; ``confidence="similarity"`` keeps the similarity alone.
+      (``confidence="discounted"``, the default), so that a query close to some example but
+      between routes scores low; ``confidence="similarity"`` keeps the similarity alone.
+      ``confidence="covered"`` also multiplies it by the square root of the query's word
+      coverage by the route's examples (the inverse-document-frequency-weighted share of the
+      query's words that some example of the route uses), so that a query that shares a
+      route's phrasing but not its subject scores low, and of the classifier's two best routes
+      the one that scores higher wins (the words also tell close routes apart). It separates
+      out-of-scope queries better when each route has many examples and the threshold is
+      fitted (CLINC150: 100 per route), but with a handful of examples most words of an
+      in-scope query are new to its route too, and every score is lower than a hand-set
+      threshold expects.
     - ``"knn"``: a route's score is the mean of the query's ``top_k`` highest cosine
       similarities to the route's examples; the highest score wins.
     - ``"centroid"``: cosine similarity to the mean of the route's examples.
@@ -237,8 +248,8 @@ class SemanticRouter(Router):
         examples_per_prototype: the linear head gives a route one prototype per this many
             examples (at most 32), so broad routes made of sub-topics are covered.
         use_descriptions: embed route descriptions as examples.
-        confidence: ``"discounted"`` or ``"similarity"``: the score of a ``"linear"``
-            decision (see above; the other scorings have no classifier to discount by).
+        confidence: ``"discounted"``, ``"covered"`` or ``"similarity"``: the score of a
+            ``"linear"`` decision (see above; the other scorings keep their similarity).
         encoder: an object with ``name`` and ``encode(texts) -> (n, d) unit rows`` used instead
             of a model (tests, custom embeddings). Not part of :meth:`config`.
 
@@ -416,7 +427,7 @@ class SemanticRouter(Router):
             return []
         state = self.warm_up()
         vectors = self.encoder.encode(list(queries))
-        best, best_score, second, second_score = self._rank(state, vectors)
+        best, best_score, second, second_score = self._rank(state, vectors, queries)
         empty = ~np.any(vectors != 0, axis=1)
         decisions: list[RouteDecision] = []
         for i in range(len(queries)):
@@ -530,7 +541,10 @@ class SemanticRouter(Router):
                     examples_per_prototype=self.examples_per_prototype,
                 )
         self._preloaded.clear()
-        return _State(texts, owners, embeddings, index, head)
+        coverage = None
+        if head is not None and self.confidence == "covered":
+            coverage = WordCoverage.build(texts, owners)
+        return _State(texts, owners, embeddings, index, head, coverage)
 
     def _score_matrix(self, state: _State, vectors: np.ndarray) -> np.ndarray:
         if self.scoring == "linear" and state.head is not None:
@@ -543,16 +557,40 @@ class SemanticRouter(Router):
         return knn
 
     def _rank(
-        self, state: _State, vectors: np.ndarray
+        self, state: _State, vectors: np.ndarray, queries: Sequence[str]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Best route, its score, runner-up and its score for each query vector."""
+        """Best route, its score, runner-up and its score for each query (vector)."""
         if self.scoring == "linear" and state.head is not None:
             best, best_p, second, second_p = top_two(state.head.route_probabilities(vectors))
             best_score = state.index.knn_scores_for(vectors, best, self.top_k)
             second_score = state.index.knn_scores_for(vectors, second, self.top_k)
-            if self.confidence == "discounted":
+            if self.confidence != "similarity":
                 best_score = np.asarray(best_score * np.sqrt(best_p), dtype=np.float32)
                 second_score = np.asarray(second_score * np.sqrt(second_p), dtype=np.float32)
+            if state.coverage is not None:
+                # The word coverage separates out-of-scope queries that the similarity and the
+                # probability do not: on CLINC150 (routes from train, min_accuracy=0.90 fitted
+                # on one half of val + oos_val, measured on the other; 10 random halvings, both
+                # ways) out-of-scope rejection 0.708 mean / 0.608 worst without it, 0.771 /
+                # 0.688 with it; on oos_train, at the threshold that keeps in-scope accuracy
+                # 0.91 on val, 0.80 -> 0.85 rejected. Whitened (Mahalanobis-like) similarity,
+                # energy and margin scores did not beat the plain discounted similarity there.
+                covered, second_covered = state.coverage.coverage(queries, best, second)
+                best_score = np.asarray(best_score * np.sqrt(covered), dtype=np.float32)
+                second_score = np.asarray(
+                    second_score * np.sqrt(second_covered), dtype=np.float32
+                )
+                # Of the classifier's two best routes, the one that scores higher wins: the
+                # words also tell two close routes apart (CLINC150 intents: accuracy 0.930 ->
+                # 0.936 with no threshold; held-out rejection at min_accuracy=0.90 0.771 ->
+                # 0.79 mean, 0.688 -> 0.708 worst).
+                swap = second_score > best_score
+                if swap.any():
+                    best, second = np.where(swap, second, best), np.where(swap, best, second)
+                    best_score, second_score = (
+                        np.where(swap, second_score, best_score),
+                        np.where(swap, best_score, second_score),
+                    )
             return best, best_score, second, second_score
         return top_two(self._score_matrix(state, vectors))
 
@@ -653,7 +691,7 @@ class SemanticRouter(Router):
             raise ConfigurationError("min_recall and min_accuracy need in-scope utterances")
         state = self.warm_up()
         vectors = self.encoder.encode(list(utterances))
-        best, score, _, _ = self._rank(state, vectors)
+        best, score, _, _ = self._rank(state, vectors, utterances)
         score = np.asarray(score, dtype=np.float64)
         correct = in_scope & (best == target)
         rule = _Rule(criterion, oos_recall, min_recall, min_accuracy)
