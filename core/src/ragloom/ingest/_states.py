@@ -32,7 +32,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._walk import InputFile
@@ -51,6 +51,10 @@ class FileStates:
     ``key`` names the run's pipeline, loaders and limits (files recorded under another key
     are read again).
     """
+
+    #: The clock files' times are compared with (nanoseconds since the epoch, as
+    #: ``st_mtime_ns``); tests move it.
+    clock: Callable[[], int] = staticmethod(time.time_ns)
 
     def __init__(self, recorded: Mapping[str, str], key: str) -> None:
         self.recorded = dict(recorded)
@@ -81,11 +85,10 @@ class FileStates:
             recorded = {}
         return cls({k: v for k, v in recorded.items() if isinstance(v, str)}, key)
 
-    @staticmethod
-    def stat(file: InputFile) -> tuple[os.stat_result, int] | None:
+    def stat(self, file: InputFile) -> tuple[os.stat_result, int] | None:
         """The file's status, and the clock when it was read (``None``: it cannot be read;
         the load reports why)."""
-        now = time.time_ns()
+        now = self.clock()
         try:
             return os.stat(file.path), now
         except OSError:
