@@ -38,8 +38,8 @@ from ._outputs import check_outputs
 from ._progress import ProgressCallback, ShownProgress
 from ._report import IngestReport, Problem
 from ._run import Run
-from ._states import FileStates
 from ._seam import LocalEngine, PipelineWork
+from ._states import FileStates
 from ._walk import input_root, walk_inputs
 
 if TYPE_CHECKING:
