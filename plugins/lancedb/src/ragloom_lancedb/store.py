@@ -1652,13 +1652,14 @@ class LanceDBStore(Store):
                     ["row", "value"], use_threads=False
                 ).aggregate([])
                 rows = held.column("row")
+                # summed per batch: what is kept grows with the documents, not the chunks
                 pairs.append(pa.table({
                     "document_id": pc.take(documents, rows),
                     "value": held.column("value"),
-                    "chunks": pa.array([1] * held.num_rows, pa.int64()) if held.num_rows
-                    else pa.array([], pa.int64()),
                     "first": pc.add(pc.cast(rows, pa.int64()), offset),
-                }))
+                }).group_by(["document_id", "value"], use_threads=False).aggregate(
+                    [("first", "count"), ("first", "min")]
+                ).rename_columns({"first_count": "chunks", "first_min": "first"}))
                 valued = pc.is_in(
                     pa.array(range(batch.num_rows), pa.int64()),
                     value_set=pc.cast(pc.unique(rows), pa.int64()),
@@ -1666,7 +1667,8 @@ class LanceDBStore(Store):
                 bare.append(pa.table({
                     "document_id": documents,
                     "bare": pc.cast(pc.invert(valued), pa.int64()),
-                }))
+                }).group_by("document_id", use_threads=False).aggregate([("bare", "sum")])
+                    .rename_columns({"bare_sum": "bare"}))
                 offset += batch.num_rows
             if not bare:
                 return empty
