@@ -272,7 +272,9 @@ class LanceDBStore(Store):
     data files can be read; ``full=True`` also reads every row and queries the indexes);
     :meth:`repair` removes what is damaged, so that ingesting the files again gives the index
     a fresh build gives. :meth:`properties` is a small JSON record kept beside the tables
-    (``ragloom ingest`` records the root its ids are relative to and its embedder there).
+    (``ragloom ingest`` records the root its ids are relative to and its embedder there);
+    :meth:`file_states` another (``ragloom-files.json``: each input file's size and times as
+    an ingest last read it, so that the next one skips it unread).
 
     Args:
         path: the store's directory (created by the first write).
