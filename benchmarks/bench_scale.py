@@ -8,8 +8,18 @@ S3-compatible bucket on loopback.
 
 **Corpus.** Real files already on this machine (the installed packages' documentation and
 sources, the standard library, ``/usr/share/doc``), every file distinct, written under a
-temporary folder by ``bench_ingest.write_corpus`` (the same mix as ``bench_ingest.py``). A
-machine without enough distinct files fills less than asked: the sizes written are printed.
+temporary folder by ``bench_ingest.write_corpus`` (the same mix as ``bench_ingest.py``).
+Past what the machine holds (about 264 MB of distinct text here, 650,000 chunks), the size
+asked is filled with *edited copies* of those files (:func:`write_scaled_corpus`), round
+after round: in round ``r`` every file written so far is copied once (beside it, in a folder
+``r<r>-...``, so each format stays one collection), its blank-line-separated blocks shuffled
+(HTML: kept in order) and about one word in eight of four letters or more replaced by a word
+drawn from the corpus's own vocabulary, both seeded by the round and the file. Each copy is
+distinct from its original and from the other rounds' (no byte duplicates, and its chunks
+differ: other words, other boundaries), while keeping real text's words, lengths and
+structure; ``--sizes 420`` gives about a million chunks (400 MB gave 961,779 here;
+``--sizes 20,200,420`` the whole table). The corpus written is the same for the same size on the same machine (and the first
+part of a larger one), which the *add 1 %* step relies on.
 
 **Per size** (each step a child process; its peak RSS from ``os.wait4``):
 
@@ -24,8 +34,11 @@ machine without enough distinct files fills less than asked: the sizes written a
   compares the store's vector search (the approximate index, default probes) with an exact
   one (``vector_index_rows=None``): the share of the exact top 10 that the index finds.
 - *add 1 %*: 1 % more files (distinct, not in the corpus yet) are written into the corpus and
-  ``ragloom ingest`` runs again (unchanged files are skipped by fingerprint): wall time, as a
-  share of the full ingest's.
+  ``ragloom ingest`` runs again (files whose size and times the index recorded are skipped
+  unread): wall time, as a share of the full ingest's, and where it goes: the command's
+  start-up (wall time less the run's own), the routes fitted again (the new files are a new
+  collection, ``added``), the rest of the run (the walk and stat of every file, the index's
+  check, the new files' load, embedding and write, the fold), and its peak RSS.
 
 ``--s3 MB``: ingest a corpus of that size into ``s3://bench/index`` on moto's S3 server
 (started here on loopback, in memory) and compare the wall time with the local one.
@@ -56,6 +69,61 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_ingest import write_corpus  # noqa: E402 - the corpus of bench_ingest.py
+
+_WORD = re.compile(r"\b[A-Za-z]{4,}\b")
+_TEXT_NODE = re.compile(r"(?<=>)[^<]+")
+
+
+def _edited(data: str, fmt: str, rng: random.Random, vocabulary: list[str]) -> str:
+    """An edited copy of a document: blocks shuffled (not HTML's), about one word in eight
+    of four letters or more replaced by a word of the corpus."""
+
+    def words(text: str) -> str:
+        return _WORD.sub(
+            lambda m: rng.choice(vocabulary) if rng.random() < 0.125 else m.group(0), text
+        )
+
+    if fmt == "html":
+        return _TEXT_NODE.sub(lambda m: words(m.group(0)), data)
+    blocks = data.split("\n\n")
+    rng.shuffle(blocks)
+    return words("\n\n".join(blocks))
+
+
+def write_scaled_corpus(root: Path, megabytes: int) -> dict[str, tuple[int, int]]:
+    """``megabytes`` MB under ``root``: the distinct real files of ``write_corpus``, then
+    rounds of edited copies of them until the size is reached (see the module docstring);
+    {format (``+edited`` for the copies): (files, bytes)}."""
+    mix = write_corpus(root, megabytes)
+    target = megabytes * 1_000_000
+    total = sum(size for _, size in mix.values())
+    if total >= target:
+        return mix
+    originals = sorted(p for p in root.rglob("*") if p.is_file())
+    vocabulary: set[str] = set()
+    for path in originals[:: max(1, len(originals) // 400)]:
+        vocabulary.update(_WORD.findall(path.read_text(encoding="utf-8", errors="ignore")))
+    listed = sorted(vocabulary)
+    files = written = 0
+    round_ = 0
+    while total < target:
+        round_ += 1
+        for path in originals:
+            if total >= target:
+                break
+            relative = path.relative_to(root)
+            fmt = relative.parts[0]
+            rng = random.Random(f"{round_}/{relative}")
+            text = _edited(path.read_text(encoding="utf-8"), fmt, rng, listed)
+            out = root / fmt / f"r{round_}-{relative.parts[1]}" / Path(*relative.parts[2:])
+            out.parent.mkdir(parents=True, exist_ok=True)
+            data = text.encode("utf-8")
+            out.write_bytes(data)
+            files += 1
+            written += len(data)
+            total += len(data)
+    mix["+edited"] = (files, written)
+    return mix
 
 
 def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
@@ -135,7 +203,7 @@ def child_search(index: str, corpus: str, queries: int) -> dict[str, Any]:
 
 def measure(size: int, work: Path, queries: int) -> dict[str, Any]:
     corpus, index = work / f"corpus{size}", work / f"index{size}"
-    mix = write_corpus(corpus, size)
+    mix = write_scaled_corpus(corpus, size)
     written = sum(b for _, b in mix.values()) / 1e6
     wall, rss, out = run_child(ragloom("ingest", str(corpus), "--index", str(index),
                                        "--no-cache", "-q", "--json"))
@@ -152,7 +220,7 @@ def measure(size: int, work: Path, queries: int) -> dict[str, Any]:
     row.update(json.loads(out.strip().splitlines()[-1]))
     # 1 % more distinct files, then the same ingest again
     extra = work / f"extra{size}"
-    write_corpus(extra, size + max(1, size // 50))  # what repeats the corpus is skipped
+    write_scaled_corpus(extra, size + max(1, size // 50))  # what repeats the corpus is skipped
     added = 0
     target = written * 1e6 / 100
     for path in sorted(extra.rglob("*")):
@@ -166,11 +234,17 @@ def measure(size: int, work: Path, queries: int) -> dict[str, Any]:
         shutil.copyfile(path, dest)
         added += path.stat().st_size
     shutil.rmtree(extra)
-    wall, _, out = run_child(ragloom("ingest", str(corpus), "--index", str(index),
-                                     "--no-cache", "-q", "--json"))
+    wall, rss, out = run_child(ragloom("ingest", str(corpus), "--index", str(index),
+                                       "--no-cache", "-q", "--json"))
     grown = json.loads(out)
+    routes = (grown.get("routes") or {})
+    fit = routes.get("fit") or {} if routes.get("fitted") else {}
     row.update({"add_MB": round(added / 1e6, 2), "add_s": wall,
-                "add_share": wall / row["ingest_s"], "add_indexed": grown["indexed"]})
+                "add_share": wall / row["ingest_s"], "add_indexed": grown["indexed"],
+                "add_unchanged": grown["unchanged"], "add_rss": rss,
+                "add_startup_s": wall - grown["seconds"],
+                "add_routes_s": fit.get("seconds", 0.0),
+                "add_rest_s": grown["seconds"] - fit.get("seconds", 0.0)})
     return row
 
 
@@ -182,7 +256,7 @@ def measure_s3(size: int, work: Path) -> dict[str, Any]:
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     corpus = work / f"s3corpus{size}"
-    write_corpus(corpus, size)
+    write_scaled_corpus(corpus, size)
     local, _, _ = run_child(ragloom("ingest", str(corpus), "--index", str(work / "s3local"),
                                     "--no-cache", "-q"))
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
@@ -239,6 +313,12 @@ def main() -> None:
                   f"| {r['optimize_s']:.1f} | {r['optimize_rss']:.0f} | {r['p50_ms']:.0f} "
                   f"| {r['p95_ms']:.0f} | {recall} | {r['add_s']:.1f} "
                   f"({100 * r['add_share']:.1f} %) |")
+        print()
+        for r in rows:
+            print(f"add 1 % at {r['MB']} MB ({r['add_MB']} MB, {r['add_indexed']} documents "
+                  f"indexed, {r['add_unchanged']:,} unchanged): {r['add_s']:.1f} s = start-up "
+                  f"{r['add_startup_s']:.1f} s + routes {r['add_routes_s']:.1f} s + the rest "
+                  f"{r['add_rest_s']:.1f} s; peak RSS {r['add_rss']:.0f} MB")
         if len(rows) > 1:
             print(f"\npeak ingest RSS {rows[-1]['MB']} MB / {rows[0]['MB']} MB: "
                   f"{rows[-1]['ingest_rss'] / rows[0]['ingest_rss']:.2f}x")

@@ -262,3 +262,139 @@ def test_the_report_recommends_optimize_when_the_store_says_so(folder: Path) -> 
     assert grown.optimize is not None and grown.optimize.endswith("chunks past 3")
     assert grown.to_dict()["optimize"] == grown.optimize
     assert f"next: ragloom index optimize --index memory  ({grown.optimize})" in _summary(grown)
+
+
+# -- files recognised by their size and times (the store keeps their states) ----------------
+
+
+class StatesStore(MemoryStore):
+    """A store that keeps the file states an ingest records."""
+
+    step_id = "test/states-store"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.states: dict[str, str] = {}
+
+    def file_states(self) -> dict[str, str]:
+        return dict(self.states)
+
+    def set_file_states(self, states) -> None:
+        self.states = dict(states)
+
+
+@pytest.fixture
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs happen a minute after the files were written (no file is racily clean)."""
+    import time
+
+    from ragloom.ingest._states import FileStates
+
+    monkeypatch.setattr(FileStates, "clock", staticmethod(lambda: time.time_ns() + 60 * 10**9))
+
+
+def _rewrite(path: Path, text: str) -> None:
+    """Write ``text`` (of the file's own length) and put its modification time back."""
+    import os
+
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_files_of_the_recorded_size_and_times_are_not_read(folder: Path, later: None) -> None:
+    import os
+
+    store = StatesStore()
+    first = run(folder, store, False)
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+    assert sorted(store.states) == ["a.txt", "b.txt", "c.txt"]
+    indexed = dict(store.docs)
+
+    again = run(folder, store, False)  # no cache: recognised without reading a byte
+    assert CountingLoader.loaded == []
+    assert (again.indexed, again.unchanged, again.documents) == (0, 3, 0)
+    assert again.bytes_read == first.bytes_read and again.ok
+
+    # An edit of the same size is seen by its modification time...
+    b = folder / "b.txt"
+    b.write_text(b.read_text(encoding="utf-8").replace("file b", "file B"), encoding="utf-8")
+    edited = run(folder, store, False)
+    assert CountingLoader.loaded == ["b.txt"] and (edited.indexed, edited.unchanged) == (1, 2)
+    assert store.docs["b.txt"] != indexed["b.txt"] and store.docs["a.txt"] == indexed["a.txt"]
+    # ... and by its change time when the modification time is put back as it was
+    _rewrite(b, b.read_text(encoding="utf-8").replace("file B", "file b"))
+    restored = run(folder, store, False)
+    assert CountingLoader.loaded == ["b.txt"] and restored.indexed == 1
+    assert store.docs["b.txt"] == indexed["b.txt"]
+
+    # The index no longer holds what the file gave: it is read and written again.
+    store.docs["c.txt"] = ("stale", [])
+    repaired = run(folder, store, False)
+    assert CountingLoader.loaded == ["c.txt"] and repaired.indexed == 1
+    assert store.docs["c.txt"] == indexed["c.txt"]
+    del store.docs["a.txt"]
+    assert run(folder, store, False).indexed == 1 and CountingLoader.loaded == ["a.txt"]
+
+    # Other loaders, or another size limit: every file is read (and found unchanged).
+    other = run(folder, store, False, tag="v2")
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+    assert (other.indexed, other.unchanged) == (0, 3)
+    run(folder, store, False, tag="v2")
+    assert CountingLoader.loaded == []
+    run(folder, store, False, tag="v2", max_file_size=10**6)
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+
+    # A removed file's state goes with its documents.
+    os.remove(folder / "c.txt")
+    synced = run(folder, store, False, tag="v2", max_file_size=10**6, sync=True)
+    assert synced.deleted == 1 and sorted(store.states) == ["a.txt", "b.txt"]
+
+
+def test_a_file_written_just_before_the_run_is_read_again(folder: Path) -> None:
+    # Written within the last RACY_SECONDS (the real clock): an edit within the same tick of
+    # the file system's clock could keep its size and times, so it is not recorded.
+    store = StatesStore()
+    run(folder, store, False)
+    assert store.states == {}
+    run(folder, store, False)
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+
+
+def test_a_store_without_states_reads_every_file(folder: Path, later: None) -> None:
+    store = MemoryStore()
+    run(folder, store, False)
+    run(folder, store, False)
+    assert sorted(CountingLoader.loaded) == ["a.txt", "b.txt", "c.txt"]
+
+
+def test_each_of_size_and_times_tells_a_file_changed(tmp_path: Path) -> None:
+    # On Linux every write moves the change time too, so the runs above cannot show that
+    # the modification time alone tells (where the change time is the creation time, on
+    # Windows, it is all there is): each field of a status, alone, makes the file read.
+    import os
+
+    from ragloom.ingest import InputFile
+    from ragloom.ingest._states import FileStates
+
+    path = tmp_path / "a.txt"
+    path.write_text("text", encoding="utf-8")
+    file = InputFile(str(path), "a.txt", str(path), "docs")
+    states = FileStates({}, "key")
+    status = os.stat(path)
+    states.record(file, (status, status.st_mtime_ns + 10 * 10**9), [("a.txt", "print")])
+    again = FileStates(states.fresh, "key")
+    assert again.unchanged(file, status, [("a.txt", "print")])
+    assert not again.unchanged(file, status, [("a.txt", "other")])
+    assert not FileStates(states.fresh, "other key").unchanged(file, status, [("a.txt", "print")])
+    fields = list(status)
+    for name in ("st_size", "st_mtime", "st_ctime"):
+        index = {"st_size": 6, "st_mtime": 8, "st_ctime": 9}[name]
+        moved = list(fields)
+        moved[index] += 1
+        extra = {"st_mtime_ns": status.st_mtime_ns + (10**9 if name == "st_mtime" else 0),
+                 "st_ctime_ns": status.st_ctime_ns + (10**9 if name == "st_ctime" else 0)}
+        changed = os.stat_result(moved, extra)
+        assert changed.st_mtime_ns == extra["st_mtime_ns"]
+        assert not again.unchanged(file, changed, [("a.txt", "print")]), name

@@ -164,6 +164,17 @@ class Store(Component, ABC):
     def set_properties(self, values: Mapping[str, Any]) -> None:
         """Record ``values`` (merged into :meth:`properties`). Default: not kept."""
 
+    def file_states(self) -> dict[str, str]:
+        """What an ingest recorded of each input file when it last read it: ``{file id:
+        state}``, as given to :meth:`set_file_states`. Default: nothing kept."""
+        return {}
+
+    def set_file_states(self, states: Mapping[str, str]) -> None:
+        """Keep ``states`` (replacing what was kept): an ingest records each file's size and
+        times and a hash of the documents it gave, and skips the file unread while both
+        still hold (see :mod:`ragloom.ingest`). Only a shortcut: an ingest checks each state
+        against the documents the store holds. Default: not kept (every file is read)."""
+
     def close(self) -> None:
         """Release the store's resources. Idempotent."""
 

@@ -439,3 +439,41 @@ def test_writes_fold_every_so_many_rows_and_leave_the_vector_index(tmp_path, mon
         assert folded_at == [(rows, False) for rows in range(10, 80, 10)]
         assert len(store.chunks()) == 15
     assert folded_at[-1] == (75, False)  # close folded the tail, without the vector index
+
+
+def test_values_of_a_metadata_key_are_counted_per_document_and_chunk(tmp_path) -> None:
+    # counted with Arrow over two columns; the meaning is the chunks' metadata read one by one
+    v = [1.0, 0.0, 0.0]
+    store = LanceDBStore(tmp_path / "index")
+    store.write([
+        IndexedDocument("a", "1", [chunk("a", 0, "x", v, team=["ops", "web", "ops"]),
+                                   chunk("a", 1, "y", v, team="web"), chunk("a", 2, "z", v)]),
+        IndexedDocument("b", "1", [chunk("b", 0, "x", v, team="db"), chunk("b", 1, "y", v,
+                                                                           team=7)]),
+        IndexedDocument("c", "1", [chunk("c", 0, "x", v)]),
+        IndexedDocument("d", "1", []),
+    ])
+    counts: dict = {}
+    values: dict = {}
+    for document, listed in store.chunks(vectors=False).items():
+        values[document] = []
+        for c in listed:
+            team = c.metadata.get("team")
+            names = [t for t in (team if isinstance(team, list) else [team])
+                     if isinstance(t, str)]
+            for name in list(dict.fromkeys(names)) or [None]:
+                docs, chunks = counts.get(name, (set(), 0))
+                counts[name] = (docs | {document}, chunks + 1)
+            values[document] += [n for n in dict.fromkeys(names) if n not in values[document]]
+    expected = {k: (len(d), n) for k, (d, n) in counts.items()}
+    assert store.count_values("team") == expected == {
+        "db": (1, 1), "ops": (1, 1), "web": (1, 2), None: (3, 3)
+    }
+    assert list(store.count_values("team")) == ["db", "ops", "web", None]
+    assert store.document_values("team") == values == {
+        "a": ["ops", "web"], "b": ["db"], "c": []
+    }
+    store.write([IndexedDocument("c", "2", [chunk("c", 0, "x", v, team="web")])])
+    assert store.count_values("team")["web"] == (2, 3)  # a write is seen (a new version)
+    assert store.document_values("team")["c"] == ["web"]
+    store.close()

@@ -39,6 +39,7 @@ from ._progress import ProgressCallback, ShownProgress
 from ._report import IngestReport, Problem
 from ._run import Run
 from ._seam import LocalEngine, PipelineWork
+from ._states import FileStates
 from ._walk import input_root, walk_inputs
 
 if TYPE_CHECKING:
@@ -491,6 +492,9 @@ class Ingestor:
             run.read = None if uris is None else uris.read
             if skip_unchanged and identity is not None and uris is None:
                 run.memo = FileMemo.of(self.pipeline.cache, identity, self.skip_formats)
+                run.states = FileStates.of(
+                    self.store, identity, loaders, (self.max_file_size, self.skip_formats)
+                )
             if self._repaired:
                 run.warnings.append(self._repaired)
             documents = run.documents(
@@ -518,6 +522,9 @@ class Ingestor:
                     )
                 if stale:
                     report.deleted = self.store.delete(stale)
+                if run.states is not None:
+                    run.states.forget([d.split("#", 1)[0] for d in stale])
+                    run.states.save(self.store)
             report.warnings.extend(run.warnings)
             due = getattr(self.store, "optimize_due", None)
             if callable(due):

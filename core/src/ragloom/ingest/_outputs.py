@@ -39,6 +39,8 @@ def check_outputs(
             the other output; naming the path when it is a device, a FIFO, a folder, under a
             file, or in a folder that cannot be written.
     """
+    if out is None and failures is None:
+        return  # nothing to check (resolving every input's path costs a walk of its own)
     inputs = {os.path.realpath(f.path): f for f in walked.files}
     named = {os.path.realpath(a) for a in arguments}
     caches = {os.path.realpath(p) for p in cache_files}

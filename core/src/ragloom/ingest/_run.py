@@ -13,6 +13,7 @@ from ._jsonl import AtomicJsonlWriter, chunk_record
 from ._memo import FileMemo
 from ._progress import ProgressCallback
 from ._report import IngestProgress, IngestReport, Problem, doc_of
+from ._states import FileStates
 from ._walk import WalkResult
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ class Run:
         self.files = walked.files
         #: File contents -> the fingerprints of their documents, in the cache (see FileMemo).
         self.memo: FileMemo | None = None
+        #: What each file was when last read, kept with the index (see FileStates).
+        self.states: FileStates | None = None
         #: Documents unchanged in the index but processed anyway (for a JSONL output): their
         #: chunks are not written to the index again.
         self.kept: set[str] = set()
@@ -93,12 +96,28 @@ class Run:
         """
         report = self.report
         memo = self.memo if known is not None and skip else None
+        states = self.states if known is not None and skip else None
         held = known if known is not None else {}
         by_file: dict[str, list[str]] = {}
         for doc_id in held:
             by_file.setdefault(doc_id.split("#", 1)[0], []).append(doc_id)
         for index, file in enumerate(self.files):
             read, key = self.read, None
+            found = None
+            if states is not None:
+                found = states.stat(file)
+                if found is not None:
+                    mine = [
+                        (d, held[d]) for d in by_file.get(file.doc_id, ())
+                        if d == file.doc_id or d.startswith(file.doc_id + "#")
+                    ]
+                    if states.unchanged(file, found[0], mine):
+                        # The same size and times as when it gave these documents, which the
+                        # index holds as they were: not even opened.
+                        report.unchanged += len(mine)
+                        report.bytes_read += found[0].st_size
+                        self._file_done(index, found[0].st_size)
+                        continue
             if memo is not None:
                 source = memo.read(file, self.max_file_size)
                 if source is not None:
@@ -109,6 +128,8 @@ class Run:
                         # the index holds them as they were: nothing to load or process.
                         report.unchanged += len(listed)
                         report.bytes_read += len(source.data)
+                        if states is not None:
+                            states.record(file, found, listed)
                         self._file_done(index, len(source.data))
                         continue
                     read = _already_read(source)
@@ -145,10 +166,11 @@ class Run:
                 self.open_docs[index] = self.open_docs.get(index, 0) + 1
                 fed += 1
                 yield document
-            if memo is not None and key is not None and printed and not (
-                loaded.skipped or loaded.failures
-            ):
+            whole = not (loaded.skipped or loaded.failures)
+            if memo is not None and key is not None and printed and whole:
                 memo.put(key, file.doc_id, printed)
+            if states is not None:
+                states.record(file, found, printed if whole else None)
             if not fed:
                 self._file_done(index, loaded.size)
 

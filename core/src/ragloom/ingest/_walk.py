@@ -181,8 +181,36 @@ def walk_inputs(
             continue
         if inside_pruned(arg):
             continue
-        for path in _walk_dir(arg, problems, ident, pruned):
-            add(arg, path)
+        # What add() finds for each file, worked out once per folder (a large tree has
+        # tens of thousands of files and few folders).
+        top = os.path.abspath(arg)
+        own = folder_name(arg) if collection is None else collection
+        for folder, names in _walk_dir(arg, problems, ident, pruned):
+            absolute_folder = os.path.normpath(os.path.join(top, os.path.relpath(folder, arg)))
+            relative = os.path.relpath(absolute_folder, root).replace(os.sep, "/")
+            prefix = "" if relative == "." else relative + "/"
+            if collection is not None:
+                kept = collection
+            else:
+                inner = os.path.relpath(absolute_folder, top)
+                kept = own if inner == "." else display_path(inner.split(os.sep)[0])
+            for name in names:
+                path = os.path.join(folder, name)
+                absolute = os.path.join(absolute_folder, name)
+                if absolute in excluded:
+                    continue
+                doc_id = file_id(prefix + name)
+                previous = found.get(doc_id)
+                if previous is None:
+                    found[doc_id] = InputFile(path, doc_id, display_path(path), kept)
+                elif os.path.abspath(previous.path) != absolute:
+                    problems.append(
+                        WalkProblem(
+                            display_path(path), doc_id,
+                            f"its document id {doc_id!r} is already taken by {previous.shown}",
+                            "duplicate-id",
+                        )
+                    )
     files = sorted(found.values(), key=lambda f: f.doc_id)
     problems.sort(key=lambda p: p.doc_id)
     return WalkResult(files, problems, root)
@@ -190,7 +218,9 @@ def walk_inputs(
 
 def _walk_dir(
     top: str, problems: list[WalkProblem], ident: Callable[[str], str], pruned: set[str]
-) -> Iterator[str]:
+) -> Iterator[tuple[str, list[str]]]:
+    """Each folder under ``top`` (as ``os.walk`` reaches it) with its files' names, sorted;
+    hidden entries and the ``pruned`` folders left out."""
     def onerror(exc: OSError) -> None:
         where = exc.filename if isinstance(exc.filename, str) else top
         problems.append(
@@ -207,6 +237,4 @@ def _walk_dir(
             d for d in dirnames
             if not _is_hidden(d) and os.path.abspath(os.path.join(dirpath, d)) not in pruned
         )
-        for name in sorted(filenames):
-            if not _is_hidden(name):
-                yield os.path.join(dirpath, name)
+        yield dirpath, [name for name in sorted(filenames) if not _is_hidden(name)]

@@ -110,6 +110,9 @@ _VECTOR_INDEX_PREFIX = "vector_ivf"
 LOCK_FILE = "ragloom-writer.lock"
 #: The file in the store's directory holding :meth:`LanceDBStore.properties` (JSON).
 PROPERTIES_FILE = "ragloom-index.json"
+#: The file (or object) beside the tables holding :meth:`LanceDBStore.file_states` (JSON).
+FILE_STATES_FILE = "ragloom-files.json"
+_FILE_STATES_FORMAT = "ragloom/file-states"
 #: Seconds a writer waits for another one by default.
 LOCK_TIMEOUT = 60.0
 
@@ -270,7 +273,9 @@ class LanceDBStore(Store):
     data files can be read; ``full=True`` also reads every row and queries the indexes);
     :meth:`repair` removes what is damaged, so that ingesting the files again gives the index
     a fresh build gives. :meth:`properties` is a small JSON record kept beside the tables
-    (``ragloom ingest`` records the root its ids are relative to and its embedder there).
+    (``ragloom ingest`` records the root its ids are relative to and its embedder there);
+    :meth:`file_states` another (``ragloom-files.json``: each input file's size and times as
+    an ingest last read it, so that the next one skips it unread).
 
     Args:
         path: the store's directory (created by the first write).
@@ -379,6 +384,8 @@ class LanceDBStore(Store):
         #: written: (documents table version, chunks dataset at a consistent version, its
         #: vector partitions, whether it has the full-text index); see :meth:`_snapshot`.
         self._pinned: _Snapshot | None = None
+        #: The last answer of :meth:`_values`, under (key, table, version).
+        self._values_memo: tuple[Any, tuple[pa.Table, pa.Table]] | None = None
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -1206,19 +1213,56 @@ class LanceDBStore(Store):
             self.take_writer_lock()
             merged = {**self.properties(), **dict(values)}
             text = json.dumps(merged, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+            self._write_beside(PROPERTIES_FILE, text, "record the index's properties")
+
+    def file_states(self) -> dict[str, str]:
+        """The states of the input files an ingest recorded (see
+        :meth:`ragloom.stores.Store.set_file_states`): a JSON file beside the tables
+        (``ragloom-files.json``). Empty when there is none, or it cannot be read (they are
+        only a shortcut: every file is then read)."""
+        try:
             if self._folder is not None:
-                with self._guard("record the index's properties"):
-                    self._folder.write(PROPERTIES_FILE, text.encode("utf-8"))
-                return
-            assert self.path is not None
-            path = self.path / PROPERTIES_FILE
-            temporary = path.with_name(f".{PROPERTIES_FILE}.{os.getpid()}.tmp")
-            with self._guard("record the index's properties"):
-                try:
-                    temporary.write_text(text, encoding="utf-8")
-                    os.replace(temporary, path)
-                finally:
-                    temporary.unlink(missing_ok=True)
+                data = self._folder.read(FILE_STATES_FILE)
+            else:
+                assert self.path is not None
+                data = (self.path / FILE_STATES_FILE).read_bytes()
+            loaded = json.loads(data) if data is not None else None
+        except Exception:  # noqa: BLE001 - unreadable (disk, object storage, JSON): only a
+            return {}  # shortcut is lost
+        if not isinstance(loaded, dict) or loaded.get("format") != _FILE_STATES_FORMAT:
+            return {}
+        files = loaded.get("files")
+        if not isinstance(files, dict):
+            return {}
+        return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def set_file_states(self, states: Mapping[str, str]) -> None:
+        """Replace the recorded file states (written atomically; takes the writer lock)."""
+        text = json.dumps(
+            {"format": _FILE_STATES_FORMAT, "version": 1, "files": dict(states)},
+            ensure_ascii=False, separators=(",", ":"),
+        )
+        with self._lock:
+            self.take_writer_lock()
+            self._write_beside(FILE_STATES_FILE, text, "record the input files' states")
+
+    def _write_beside(self, name: str, text: str, doing: str) -> None:
+        """Write the file ``name`` beside the tables whole (an object, or a local file
+        replaced atomically)."""
+        if self._folder is not None:
+            with self._guard(doing):
+                self._folder.write(name, text.encode("utf-8"))
+            return
+        assert self.path is not None
+        path = self.path / name
+        temporary = path.with_name(f".{name}.{os.getpid()}.tmp")
+        with self._guard(doing):
+            try:
+                self.path.mkdir(parents=True, exist_ok=True)
+                temporary.write_text(text, encoding="utf-8")
+                os.replace(temporary, path)
+            finally:
+                temporary.unlink(missing_ok=True)
 
     def _readers(self) -> tuple[Any, Any]:
         """``read(table, columns) -> pyarrow.Table`` over (chunks, documents), each ``None``
@@ -1526,14 +1570,26 @@ class LanceDBStore(Store):
         many documents and chunks hold it; ``None`` counts the chunks without one (a chunk
         whose value is a list counts for each of its strings). Reads two light columns
         (document ids and the metadata's ``where`` tokens), no text and no vector."""
-        documents: dict[str | None, set[str]] = {}
-        counts: dict[str | None, int] = {}
-        for document, values in self._chunk_values(key):
-            for value in values or [None]:
-                documents.setdefault(value, set()).add(document)
-                counts[value] = counts.get(value, 0) + 1
+        import pyarrow.compute as pc
+
+        pairs, documents = self._values(key)
+        counts: dict[str | None, tuple[int, int]] = {}
+        if pairs.num_rows:
+            by_value = pairs.group_by("value", use_threads=False).aggregate(
+                [("document_id", "count"), ("chunks", "sum")]
+            )
+            for value, docs, chunks in zip(
+                by_value.column("value").to_pylist(),
+                by_value.column("document_id_count").to_pylist(),
+                by_value.column("chunks_sum").to_pylist(),
+                strict=True,
+            ):
+                counts[value] = (int(docs), int(chunks))
+        bare = documents.filter(pc.greater(documents.column("bare"), 0))
+        if bare.num_rows:
+            counts[None] = (bare.num_rows, int(pc.sum(bare.column("bare")).as_py()))
         return {
-            value: (len(documents[value]), counts[value])
+            value: counts[value]
             for value in sorted(counts, key=lambda v: (v is None, v or ""))
         }
 
@@ -1541,35 +1597,102 @@ class LanceDBStore(Store):
         """The string values of the metadata key ``key`` of each stored document (the union
         over its chunks, in the order first met; a document whose chunks hold none has an
         empty list). Reads the same two light columns as :meth:`count_values`."""
-        found: dict[str, dict[str, None]] = {}
-        for document, values in self._chunk_values(key):
-            found.setdefault(document, {}).update(dict.fromkeys(values))
-        return {document: list(values) for document, values in sorted(found.items())}
+        pairs, documents = self._values(key)
+        found: dict[str, list[str]] = {
+            document: [] for document in documents.column("document_id").to_pylist()
+        }
+        ordered = pairs.sort_by([("document_id", "ascending"), ("first", "ascending")])
+        for document, value in zip(
+            ordered.column("document_id").to_pylist(), ordered.column("value").to_pylist(),
+            strict=True,
+        ):
+            found[document].append(value)
+        return dict(sorted(found.items()))
 
-    def _chunk_values(self, key: str) -> Iterator[tuple[str, list[str]]]:
-        """Each chunk's document id and string values of the metadata key ``key``, read in
-        batches: what the caller keeps grows with the documents and values, not the chunks
-        (``ragloom ingest`` fits its routes from them after every run)."""
+    def _values(self, key: str) -> tuple[pa.Table, pa.Table]:
+        """The values of the metadata key ``key``, read in batches and counted with Arrow
+        (what is kept grows with the documents and values, not the chunks; ``ragloom
+        ingest`` reads them after every run to fit its routes): (``document_id``, ``value``,
+        ``chunks`` holding it, ``first`` row holding it) for each document and value, and
+        (``document_id``, ``bare``: its chunks holding no value) for each document. The
+        last answer is kept while the table's version stays the same (:meth:`count_values`
+        and :meth:`document_values` are asked one after the other)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         if not isinstance(key, str) or not key:
             raise InvalidInputError(f"key must be a metadata key, got {key!r}")
         # Read as searches read (the whole version they see, through Lance alone) unless this
         # handle writes: `ragloom eval` and the routes' probe then never import lancedb.
         snapshot = self._snapshot()
         chunks = snapshot.chunks if snapshot is not None else self._tables()[0]
+        empty = (
+            pa.table({"document_id": pa.array([], pa.string()), "value": pa.array([], pa.string()),
+                      "chunks": pa.array([], pa.int64()), "first": pa.array([], pa.int64())}),
+            pa.table({"document_id": pa.array([], pa.string()),
+                      "bare": pa.array([], pa.int64())}),
+        )
         if chunks is None:
-            return
+            return empty
         prefix = f"{len(key)}:{key}=s"
         with self._guard("read the metadata"):
             dataset = chunks if _is_dataset(chunks) else chunks.to_lance()
+            version = (key, dataset.uri, dataset.version)
+            if self._values_memo is not None and self._values_memo[0] == version:
+                return self._values_memo[1]
+            pairs: list[pa.Table] = []
+            bare: list[pa.Table] = []
+            offset = 0
             for batch in dataset.to_batches(
                 columns=["document_id", "where_tokens"], batch_size=_READ_BATCH
             ):
-                for document, tokens in zip(
-                    batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True
-                ):
-                    yield document, list(dict.fromkeys(
-                        t[len(prefix):] for t in tokens or () if t.startswith(prefix)
-                    ))
+                documents, tokens = batch.column(0), batch.column(1)
+                flat = pc.list_flatten(tokens)
+                rows = pc.list_parent_indices(tokens)
+                keep = pc.starts_with(flat, prefix)
+                rows = pc.filter(rows, keep)
+                values = pc.utf8_slice_codeunits(pc.filter(flat, keep), len(prefix))
+                # each chunk counts once for each of its values
+                held = pa.table({"row": rows, "value": values}).group_by(
+                    ["row", "value"], use_threads=False
+                ).aggregate([])
+                rows = held.column("row")
+                # summed per batch: what is kept grows with the documents, not the chunks
+                pairs.append(pa.table({
+                    "document_id": pc.take(documents, rows),
+                    "value": held.column("value"),
+                    "first": pc.add(pc.cast(rows, pa.int64()), offset),
+                }).group_by(["document_id", "value"], use_threads=False).aggregate(
+                    [("first", "count"), ("first", "min")]
+                ).rename_columns({"first_count": "chunks", "first_min": "first"}))
+                valued = pc.is_in(
+                    pa.array(range(batch.num_rows), pa.int64()),
+                    value_set=pc.cast(pc.unique(rows), pa.int64()),
+                )
+                bare.append(pa.table({
+                    "document_id": documents,
+                    "bare": pc.cast(pc.invert(valued), pa.int64()),
+                }).group_by("document_id", use_threads=False).aggregate([("bare", "sum")])
+                    .rename_columns({"bare_sum": "bare"}))
+                offset += batch.num_rows
+            if not bare:
+                return empty
+            summed = pa.concat_tables(pairs).group_by(
+                ["document_id", "value"], use_threads=False
+            ).aggregate([("chunks", "sum"), ("first", "min")])
+            merged_pairs = pa.table({
+                "document_id": summed.column("document_id"), "value": summed.column("value"),
+                "chunks": summed.column("chunks_sum"), "first": summed.column("first_min"),
+            })
+            counted = pa.concat_tables(bare).group_by("document_id", use_threads=False).aggregate(
+                [("bare", "sum")]
+            )
+            merged_bare = pa.table({
+                "document_id": counted.column("document_id"), "bare": counted.column("bare_sum"),
+            })
+        found = (merged_pairs, merged_bare)
+        self._values_memo = (version, found)
+        return found
 
     def fingerprints(self) -> dict[str, str]:
         with self._lock:
