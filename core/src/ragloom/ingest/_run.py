@@ -1,6 +1,7 @@
 """One ingestion run: documents fed to an engine, its outputs collected in input order, files
 and documents finished, outputs written to the JSONL file and (in batches, by one background
-thread) to the index."""
+thread) to the index, or, when the engine wrote the index's parts where it ran, those parts
+committed at the end."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from ._walk import WalkResult
 if TYPE_CHECKING:
     from ..events import ItemFailed
     from ..models import Document
-    from ._seam import BatchMapper, BatchStats, PipelineWork
+    from ..stores import PartWriter, StorePart
+    from ._seam import BatchMapper, BatchStats, Indexed, PipelineWork
 
 __all__ = ["SEGMENT_CHARS", "STORE_BATCH_CHUNKS", "Run"]
 
@@ -78,6 +80,14 @@ class Run:
         self.stale: list[str] = []
         #: Reads a file for :func:`load_file` (``None``: a local file, read as usual).
         self.read: Callable[..., Any] | None = None
+        #: The index's part writer when the engine writes the index where it runs
+        #: (:attr:`PipelineWork.index_writer`): then nothing reaches the index before the
+        #: run's end, which commits :attr:`parts` (``None``: batches go to ``store.write``).
+        self.part_writer: PartWriter | None = None
+        #: The parts written for this run (by the engine, or here for outputs handed back).
+        self.parts: list[StorePart] = []
+        #: The documents the commit records, with their fingerprints, in input order.
+        self.committed: dict[str, str] = {}
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -160,7 +170,7 @@ class Run:
         """Feed ``documents`` to ``mapper`` in batches; take its outputs, failures and
         statistics as they come."""
         from ..events import ItemFailed
-        from ._seam import BatchStats, Output
+        from ._seam import BatchStats, Indexed, IndexPart, Output
 
         events = mapper.map_batches(work, _segments(documents, SEGMENT_CHARS))
         try:
@@ -171,6 +181,10 @@ class Run:
                     self._failed(event)
                 elif isinstance(event, BatchStats):
                     self._stats(event)
+                elif isinstance(event, Indexed):
+                    self._indexed(event)
+                elif isinstance(event, IndexPart):
+                    self.parts.append(event.part)
         finally:
             close = getattr(events, "aclose", None)
             if close is not None:  # an async generator: its own finally runs here, in this task
@@ -236,6 +250,16 @@ class Run:
         if self.store is not None and doc_id is not None:
             self.by_doc.setdefault(doc_id, []).append(out)
 
+    def _indexed(self, event: Indexed) -> None:
+        """A document's outputs, written to the index's part where the engine ran them."""
+        if self.part_writer is None:
+            raise TypeError(
+                f"the engine wrote the outputs of {event.document_id!r} to the index without "
+                "being given an index writer"
+            )
+        self._finish_before(event.document_id)
+        self.report.chunks += event.count
+
     # -- completion, progress and the store --------------------------------------------------
 
     def _finish_before(self, doc_id: str) -> None:
@@ -263,7 +287,13 @@ class Run:
             from ..stores import IndexedDocument
 
             chunks = self.by_doc.pop(doc_id, [])
-            self.batch.append(IndexedDocument(doc_id, self.fingerprints.pop(doc_id, ""), chunks))
+            fingerprint = self.fingerprints.pop(doc_id, "")
+            if self.part_writer is None:
+                self.batch.append(IndexedDocument(doc_id, fingerprint, chunks))
+            else:
+                self.committed[doc_id] = fingerprint
+                if chunks:  # handed back by the engine, not written where they were made
+                    self.batch.append((doc_id, chunks))
             self.batch_chunks += len(chunks)
             if self.batch_chunks >= STORE_BATCH_CHUNKS:
                 self._flush_store()
@@ -284,7 +314,8 @@ class Run:
             self.on_progress(IngestProgress(self.done_files, self.total, self.bytes_done))
 
     def _flush_store(self) -> None:
-        """Hand the gathered batch to the writer thread, once the previous write is done."""
+        """Hand the gathered batch to the writer thread, once the previous write is done: to
+        the store, or as a part to commit at the end (with :attr:`part_writer`)."""
         store = self.store
         if store is None or not self.batch:
             return
@@ -294,7 +325,8 @@ class Run:
             from concurrent.futures import ThreadPoolExecutor
 
             self.writer_pool = ThreadPoolExecutor(1, thread_name_prefix="ragloom-ingest-store")
-        self.writing = (self.writer_pool.submit(store.write, batch), len(batch))
+        write = store.write if self.part_writer is None else self.part_writer.write
+        self.writing = (self.writer_pool.submit(write, batch), len(batch))
 
     def _wait_store(self) -> None:
         """Wait for the write under way; its error, if any, is raised here."""
@@ -302,22 +334,37 @@ class Run:
             return
         future, count = self.writing
         self.writing = None
-        future.result()
-        self.report.indexed += count
+        written = future.result()
+        if self.part_writer is None:
+            self.report.indexed += count
+        else:
+            self.parts.append(written)
 
     def close_store(self, failed: bool = False) -> None:
         """Wait for the write under way (its error is raised unless the run ``failed``
-        already: then that error goes on its way) and stop the writer thread."""
+        already: then that error goes on its way), commit the parts written for the run
+        unless it failed (else remove them: the index stays as it was), and stop the writer
+        thread."""
         try:
             if not failed:
                 self._wait_store()
+                if self.part_writer is not None and self.store is not None:
+                    self.store.commit_parts(self.committed, self.parts)
+                    self.parts = []
+                    self.report.indexed += len(self.committed)
             elif self.writing is not None:
-                self.writing[0].exception()  # wait, without masking the error in flight
+                future = self.writing[0]
                 self.writing = None
+                # wait, without masking the error in flight
+                if future.exception() is None and self.part_writer is not None:
+                    self.parts.append(future.result())
         finally:
             if self.writer_pool is not None:
                 self.writer_pool.shutdown(wait=True)
                 self.writer_pool = None
+            if self.parts and self.store is not None:
+                parts, self.parts = self.parts, []
+                self.store.discard_parts(parts)
 
 
 def _already_read(source: Any) -> Callable[..., Any]:
