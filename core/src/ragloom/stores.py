@@ -99,6 +99,10 @@ class PartWriter(Protocol):
     machine), without committing them: a small picklable object a store gives
     (:meth:`Store.part_writer`); :meth:`Store.commit_parts` makes what it wrote visible."""
 
+    #: Whether it writes into a folder of this machine, which processes on other machines
+    #: cannot reach (``False``: object storage, reachable from anywhere).
+    machine_local: bool
+
     def write(self, documents: Sequence[tuple[str, Sequence[Any]]]) -> StorePart:
         """Write the chunks of each ``(document id, chunks)``, each chunk with its embedding
         when the store searches by vector; nothing is visible until the part is committed.

@@ -53,6 +53,8 @@ class FragmentWriter:
     dimension: int | None
     #: Whether the table exists (its fragments are then written against its schema).
     exists: bool
+    #: Whether the table is a folder of this machine (``False``: object storage).
+    machine_local: bool = True
     storage_options: dict[str, str] | None = None
 
     def write(self, documents: Sequence[tuple[str, Sequence[Any]]]) -> StorePart:

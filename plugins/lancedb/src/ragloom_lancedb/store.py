@@ -749,7 +749,7 @@ class LanceDBStore(Store):
             return FragmentWriter(
                 self._table_uri(self.table), self.location,
                 self.dimension if chunks is not None else None, chunks is not None,
-                self._options or None,
+                machine_local=self._folder is None, storage_options=self._options or None,
             )
 
     def commit_parts(self, fingerprints: Mapping[str, str], parts: Sequence[StorePart]) -> None:

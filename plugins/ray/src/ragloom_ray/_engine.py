@@ -211,8 +211,9 @@ class RayEngine(Engine):
         settings = self.settings
         spec = absolute_cache_paths(work.spec())
         check_cache_sharing(cache_files(spec), ray.nodes())
-        needed = requirements(spec, work.pipeline.registry, uses=(work.index_writer,))
-        config = WorkerConfig(spec=spec, requirements=needed, index_writer=work.index_writer)
+        writer = reachable_writer(work.index_writer, ray.nodes())
+        needed = requirements(spec, work.pipeline.registry, uses=(writer,))
+        config = WorkerConfig(spec=spec, requirements=needed, index_writer=writer)
         size = settings.workers or max(
             1, int(ray.cluster_resources().get("CPU", 1) // settings.cpus_per_worker)
         )
@@ -286,6 +287,16 @@ def _batches(batches: Iterator[Iterator[Document]], size: int) -> Iterator[list[
                 batch, chars = [], 0
     if batch:
         yield batch
+
+
+def reachable_writer(writer: Any, nodes: Sequence[Mapping[str, Any]]) -> Any:
+    """The index's part writer if every worker can write where it writes (``None``: the
+    workers hand their outputs back and the driver writes the parts): a folder of the
+    driver's machine is out of reach of the workers of a cluster of several live nodes
+    (``ray.nodes()``); object storage is reachable from anywhere."""
+    if writer is None or not getattr(writer, "machine_local", True):
+        return writer
+    return writer if sum(1 for n in nodes if n.get("Alive", True)) <= 1 else None
 
 
 class _Uris:
