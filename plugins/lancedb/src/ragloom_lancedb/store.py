@@ -181,7 +181,9 @@ class LanceDBStore(Store):
     segments of the full-text and metadata indexes. So neither its time nor its memory grows
     with the table. Merging those segments and the approximate vector index (see below) are
     :meth:`optimize`'s, which ingest never calls (:meth:`optimize_due` says when it is
-    worth running).
+    worth running). A pipeline running elsewhere (another process or machine) may write its
+    chunks itself with :meth:`part_writer` (Lance fragments no version lists) and this handle
+    commit them with :meth:`commit_parts`, by the same commits.
 
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
@@ -741,14 +743,15 @@ class LanceDBStore(Store):
         Raises:
             StoreError: a read-only or damaged store, or another writer holds the lock.
         """
-        self._writes = True
         with self._lock:
             self._check_writable()
             self.take_writer_lock()
-            chunks, _ = self._tables()
+            # read as a reader would (through Lance alone when it can: a run whose documents
+            # are all unchanged commits nothing and never needs LanceDB)
+            exists = self._table_exists(self.table)
             return FragmentWriter(
                 self._table_uri(self.table), self.location,
-                self.dimension if chunks is not None else None, chunks is not None,
+                self.dimension if exists else None, exists,
                 machine_local=self._folder is None, storage_options=self._options or None,
             )
 
