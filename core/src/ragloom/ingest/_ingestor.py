@@ -145,7 +145,11 @@ class Ingestor:
             :meth:`ragloom.loaders_builtin.LoaderSet.from_registry`).
         engine: what runs the pipeline over the documents (an :class:`~ragloom.engines.Engine`;
             default: :class:`~ragloom.engines.LocalEngine`, this process). Everything else
-            about the run (paths, checks, fingerprints, outputs, the index) is the same.
+            about the run (paths, checks, fingerprints, outputs, the index) is the same; an
+            engine that writes the index where it runs (``index_writes``) is given the
+            store's part writer when no JSONL output is asked for, and the index then changes
+            only at the end of the run, when the parts are committed (a run that fails leaves
+            it as it was).
 
     Raises:
         ConfigurationError: ``pipeline`` with ``chunk_size`` or ``length_function``, a
