@@ -100,14 +100,14 @@ def test_the_sample_folder_gives_the_local_outputs_jsonl_store_and_cache(
     assert (parts.indexed, parts.chunks, parts.failures) == (local.indexed, local.chunks, [])
     assert _store_rows(tmp_path / "parts") == _store_rows(tmp_path / "local-index")
 
-    # Again into the same index without a JSONL file: every document is unchanged (as the local
-    # engine decides), nothing is processed or written.
+    # Again into the index the workers wrote: every document is unchanged (as the local engine
+    # decides), nothing is processed or written.
     again = engine.ingest(IngestJob(
-        paths=(str(SAMPLE),), index=str(tmp_path / "ray-index"),
+        paths=(str(SAMPLE),), index=str(tmp_path / "parts"),
         cache=str(tmp_path / "ray-cache.sqlite"),
     ))
     assert (again.unchanged, again.documents, again.indexed) == (local.documents, 0, 0)
-    assert _store_rows(tmp_path / "ray-index") == _store_rows(tmp_path / "local-index")
+    assert _store_rows(tmp_path / "parts") == _store_rows(tmp_path / "local-index")
 
 
 def _corpus(root: Path, files: int) -> None:

@@ -819,9 +819,11 @@ class LanceDBStore(Store):
                 groups[-1].extend(part.data.fragments)
                 rows += part.data.rows
             add = None
-            if any(groups[0]):
+            if any(groups):
+
                 def add() -> None:
                     self._append(groups)
+
             ids = list(wanted)
             self._commit(
                 ids, [wanted[i] for i in ids], [counts[i] for i in ids],
