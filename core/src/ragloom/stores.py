@@ -181,8 +181,9 @@ class Store(Component, ABC):
 
     def part_writer(self) -> PartWriter | None:
         """A writer of uncommitted parts (:class:`PartWriter`), for a pipeline that runs
-        elsewhere and writes its outputs there; ``None``: the store is written through
-        :meth:`write` only (the default)."""
+        elsewhere and writes its outputs there; the store remembers where it stands now, for
+        :meth:`discard_parts`. ``None``: the store is written through :meth:`write` only (the
+        default)."""
         return None
 
     def commit_parts(self, fingerprints: Mapping[str, str], parts: Sequence[StorePart]) -> None:
@@ -201,8 +202,9 @@ class Store(Component, ABC):
         raise NotImplementedError(f"{type(self).__name__} gives no part writer")
 
     def discard_parts(self, parts: Sequence[StorePart]) -> None:
-        """Remove what ``parts`` wrote, when they will never be committed (a run that
-        failed). Default: nothing to remove."""
+        """The run that wrote parts failed: return the store to where it stood when
+        :meth:`part_writer` was called (undoing the commits since, of parts or writes) and
+        remove what ``parts`` (never committed) wrote. Default: nothing to do."""
 
     def clear(self) -> int:
         """Remove every document; return how many were removed."""

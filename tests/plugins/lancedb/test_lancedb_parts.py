@@ -1,7 +1,7 @@
-"""Parts of the index written where a pipeline runs (Lance fragments), committed by the store at
-the end of a run: the same rows as writes, nothing visible before the commit, nothing left by a
-run that failed. The engine here writes its parts in this process, from a pickled writer, as
-ragloom-ray's workers do in theirs."""
+"""Parts of the index written where a pipeline runs (Lance fragments), committed by the store as
+they come: the same rows as writes, nothing visible before a commit, and a run that fails
+leaves the index as it was (its commits undone, its files removed). The engine here writes its
+parts in this process, from a pickled writer, as ragloom-ray's workers do in theirs."""
 
 from __future__ import annotations
 
@@ -118,6 +118,7 @@ def _ingest(docs: Path, index: Path, engine: Engine, monkeypatch: pytest.MonkeyP
     import ragloom.ingest._run as run_module
 
     monkeypatch.setattr(run_module, "SEGMENT_CHARS", 4000)  # batches of a few documents
+    monkeypatch.setattr(run_module, "PART_COMMIT_CHUNKS", 1)  # each part committed as it comes
     with LanceDBStore(index) as store, Ingestor(
         cache=False, store=store, engine=engine
     ) as ingestor:
@@ -151,10 +152,9 @@ def test_parts_written_where_the_pipeline_runs_give_the_rows_of_a_local_run(
     finally:
         (docs / "more0.md").write_text("# More 0\n\n" + "Words to index. " * 40)
 
-    # An engine that hands its outputs back: the run writes the parts itself, same rows.
-    with monkeypatch.context() as patched:
-        patched.setattr(LanceDBStore, "write", refused)
-        back = _ingest(docs, tmp_path / "back", WritesHere(hand_back=True), patched)
+    # An engine that hands its outputs back (a worker out of reach of the index): the run
+    # writes them itself, same rows.
+    back = _ingest(docs, tmp_path / "back", WritesHere(hand_back=True), monkeypatch)
     assert back.indexed == report.indexed
     with LanceDBStore(local) as store, Ingestor(cache=False, store=store) as ingestor:
         ingestor.run([docs])
@@ -164,14 +164,15 @@ def test_parts_written_where_the_pipeline_runs_give_the_rows_of_a_local_run(
 def test_a_run_that_fails_leaves_the_index_as_it_was(
     docs: Path, local: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A new index: the parts written before the failure go, and with them the chunks table.
+    # A new index: the parts committed before the failure are undone, the tables dropped.
     fresh = tmp_path / "fresh"
     with pytest.raises(RuntimeError, match="went away"):
         _ingest(docs, fresh, WritesHere(fail_after=3), monkeypatch)
     assert not (fresh / "chunks.lance").exists()
     assert not (fresh / "chunks_documents.lance").exists()
 
-    # An index with documents: as it was, and no file of the parts left behind.
+    # An index with documents: as it was (the first batch's commit undone), and once closed,
+    # no file of the run left behind.
     index = tmp_path / "index"
     shutil.copytree(local, index)
     before, files = rows(index), data_files(index)

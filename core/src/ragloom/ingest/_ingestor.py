@@ -147,9 +147,9 @@ class Ingestor:
             default: :class:`~ragloom.engines.LocalEngine`, this process). Everything else
             about the run (paths, checks, fingerprints, outputs, the index) is the same; an
             engine that writes the index where it runs (``index_writes``) is given the
-            store's part writer when no JSONL output is asked for, and the index then changes
-            only at the end of the run, when the parts are committed (a run that fails leaves
-            it as it was).
+            store's part writer when no JSONL output is asked for: the run commits the parts
+            it writes as they come, and a run that fails returns the index to where it stood
+            before it.
 
     Raises:
         ConfigurationError: ``pipeline`` with ``chunk_size`` or ``length_function``, a

@@ -46,7 +46,8 @@ class PipelineWork:
     #: :class:`~ragloom.stores.PartWriter`), given to an engine whose
     #: :attr:`~BaseEngine.index_writes` says it uses one: then for each document it wrote it
     #: yields one :class:`Indexed` in place of its outputs, and an :class:`IndexPart` per part
-    #: written, which the run commits at its end. ``None``: the run writes the index itself.
+    #: written, which the run commits as they come (a run that fails returns the index to
+    #: where it stood). ``None``: the run writes the index itself.
     index_writer: PartWriter | None = None
 
     def spec(self) -> dict[str, Any]:
@@ -89,9 +90,9 @@ class Indexed:
 
 @dataclass(frozen=True)
 class IndexPart:
-    """A part of the index written where the pipeline ran, not yet visible: the run commits
-    every part at its end (:meth:`~ragloom.stores.Store.commit_parts`), or discards them when
-    it fails."""
+    """A part of the index written where the pipeline ran, not yet visible: the run commits it
+    (:meth:`~ragloom.stores.Store.commit_parts`, in batches of parts), or discards it when the
+    run fails (:meth:`~ragloom.stores.Store.discard_parts`)."""
 
     part: StorePart
 

@@ -5,8 +5,8 @@ store that gave the writer (:meth:`LanceDBStore.commit_parts
 A worker of a distributed engine builds its chunks' rows and writes them as data files of the
 chunks table (``lance.fragment.write_fragments``), which no version of the table lists yet: no
 reader sees them. It hands back the fragments' metadata (a few hundred bytes each), and the
-driver commits them all at the end of the run with one ``Append`` per group of rows, or, when
-the run fails, removes their files.
+driver commits them in batches as they come (an ``Append`` each), or, when the run fails,
+returns the store to where it stood and removes their files.
 """
 
 from __future__ import annotations
@@ -70,20 +70,27 @@ class FragmentWriter:
         if rows is not None:
             from lance.fragment import write_fragments
 
-            try:
-                fragments = tuple(write_fragments(
-                    rows, self.table_uri, schema=rows.schema,
-                    # a new table: its field ids are assigned in schema order, as LanceDB's
-                    # create_table assigns them when the commit creates the table
-                    mode="append" if self.exists else "create",
-                    storage_options=self.storage_options,
-                ))
-            except Exception as exc:  # noqa: BLE001 - every backend failure becomes a StoreError
-                text = str(exc).strip().splitlines()
-                raise StoreError(
-                    f"LanceDB store at {self.location}: cannot write chunks: "
-                    f"{text[0] if text else type(exc).__name__}"
-                ) from None
+            # Before the table's first commit its fragments are written as for a new table
+            # (field ids assigned in schema order, as LanceDB's create_table assigns them);
+            # once a commit created it (the run commits as it goes), against its schema.
+            modes = ["append"] if self.exists else ["create", "append"]
+            while True:
+                mode = modes.pop(0)
+                try:
+                    fragments = tuple(write_fragments(
+                        rows, self.table_uri, schema=rows.schema, mode=mode,
+                        storage_options=self.storage_options,
+                    ))
+                    break
+                except Exception as exc:  # noqa: BLE001 - every backend failure: a StoreError
+                    text = str(exc).strip().splitlines()
+                    if modes and "already exists" in str(exc):
+                        object.__setattr__(self, "exists", True)  # the next writes append
+                        continue
+                    raise StoreError(
+                        f"LanceDB store at {self.location}: cannot write chunks: "
+                        f"{text[0] if text else type(exc).__name__}"
+                    ) from None
         return StorePart(
             tuple(zip(ids, counts, strict=True)),
             Fragments(self.table_uri, dimension, fragments, 0 if rows is None else rows.num_rows),

@@ -373,6 +373,8 @@ class LanceDBStore(Store):
         #: through Lance's package, and :meth:`read_version` keeps answering.
         self._writes = False
         self._failed = False  # a write of this handle failed (then nothing is cleaned)
+        #: The (documents, chunks) table versions when :meth:`part_writer` was called.
+        self._parts_from: tuple[int | None, int | None] | None = None
         #: What searches read when Lance's package is installed and this handle has not
         #: written: (documents table version, chunks dataset at a consistent version, its
         #: vector partitions, whether it has the full-text index); see :meth:`_snapshot`.
@@ -738,7 +740,8 @@ class LanceDBStore(Store):
         :class:`ragloom.stores.PartWriter`), for a pipeline that runs in other processes or
         on other machines: each writes its chunks' data files itself, and
         :meth:`commit_parts` makes them visible. Takes the writer lock (parts are committed
-        by the handle that gave the writer).
+        by the handle that gave the writer), and remembers the tables' versions:
+        :meth:`discard_parts` returns the store to them.
 
         Raises:
             StoreError: a read-only or damaged store, or another writer holds the lock.
@@ -749,6 +752,7 @@ class LanceDBStore(Store):
             # read as a reader would (through Lance alone when it can: a run whose documents
             # are all unchanged commits nothing and never needs LanceDB)
             exists = self._table_exists(self.table)
+            self._parts_from = self._versions()
             return FragmentWriter(
                 self._table_uri(self.table), self.location,
                 self.dimension if exists else None, exists,
@@ -852,10 +856,13 @@ class LanceDBStore(Store):
                 self._optimize(vectors=False)
 
     def discard_parts(self, parts: Sequence[StorePart]) -> None:
-        """Remove the data files of parts that will never be committed (a run that failed);
-        a chunks table that no commit created yet is removed whole. Files a part writer left
-        without handing back their part (a worker killed while writing) are not listed
-        anywhere: the next handle that writes removes them when it closes. Never raises."""
+        """The run that wrote ``parts`` failed: return both tables to their versions when
+        :meth:`part_writer` was called (undoing every commit since, a table created since
+        dropped), and remove the data files of ``parts`` (those never committed; the files
+        of the undone commits go when this handle closes, as old versions do). Files a part
+        writer left without handing back their part (a worker killed while writing) are
+        listed nowhere: the next handle that writes removes them when it closes. Never
+        raises: what cannot be undone stays consistent (each commit is whole)."""
         files = [
             name
             for part in parts
@@ -863,8 +870,11 @@ class LanceDBStore(Store):
             and part.data.table_uri == self._table_uri(self.table)
             for name in part.data.files()
         ]
+        start, self._parts_from = self._parts_from, None
         try:
             with self._lock:
+                if start is not None and start != self._versions():
+                    self._restore(*start)
                 if not self._table_exists(self.table):
                     # only part writers wrote there: no version lists anything
                     if self._folder is not None:
@@ -879,8 +889,46 @@ class LanceDBStore(Store):
                         self._folder.delete(f"{self.table}.lance/data/{name}")
                     else:
                         (self._table_dir(self.table) / "data" / name).unlink(missing_ok=True)
-        except Exception:  # noqa: BLE001 - only space: the next writer's close removes them
+        except Exception:  # noqa: BLE001 - see the docstring
             pass
+
+    def _versions(self) -> tuple[int | None, int | None]:
+        """The (documents, chunks) tables' versions now (``None``: no such table)."""
+        found: list[int | None] = []
+        for name, handle in ((self._documents_table, self._documents), (self.table, self._chunks)):
+            if not self._table_exists(name):
+                found.append(None)
+                continue
+            with self._guard("read the tables' versions"):
+                if handle is None:
+                    handle = self._peek(name) if _has_lance() else self._tables()[
+                        0 if name == self.table else 1
+                    ]
+                found.append(int(handle.version))
+        return found[0], found[1]
+
+    def _restore(self, documents_version: int | None, chunks_version: int | None) -> None:
+        """Return both tables to these versions (``None``: the table did not exist: it is
+        dropped)."""
+        self._writes = True
+        chunks, documents = self._tables()
+        self._wrote = True  # close removes the undone versions and their files
+        with self._guard("return to the version before the run"):
+            if chunks is not None and chunks.version != chunks_version:
+                if chunks_version is None:
+                    self._db.drop_table(self.table)
+                    self._chunks = None
+                    self._dimension = None
+                    self._text_indexed = False
+                    self._partitions = None
+                else:
+                    chunks.restore(chunks_version)
+            if documents is not None and documents.version != documents_version:
+                if documents_version is None:
+                    self._db.drop_table(self._documents_table)
+                    self._documents = None
+                else:
+                    documents.restore(documents_version)
 
     def _commit(
         self, ids: list[str], fingerprints: list[str], counts: list[int],

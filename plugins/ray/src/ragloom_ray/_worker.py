@@ -9,7 +9,7 @@ statistics. The driver's ingest run takes them exactly as it takes a local run's
 
 Given the index's part writer (an ingest into an index with no JSONL file), a worker writes
 its batch's outputs into the index itself, uncommitted, and hands back what was written in
-their place (:func:`written`): the driver commits the parts at the end of the run.
+their place (:func:`written`): the driver commits the parts.
 """
 
 from __future__ import annotations
