@@ -31,7 +31,10 @@ SEGMENT_CHARS = 16 * 1000 * 1000
 #: is gathered, never more.
 STORE_BATCH_CHUNKS = 4096
 #: Chunks of parts an engine wrote (:class:`~ragloom.engines.IndexPart`) gathered before they
-#: are committed in one batch (a commit costs the same whatever it adds).
+#: are committed in one batch (a commit costs the same whatever it adds). Committing as parts
+#: come keeps the commits and folds beside the engine's work: committing every part at the end
+#: of the run (nothing to undo on failure) left them after the workers were done, alone: 4-5 s
+#: of a 32 MB ingest into an index with 2 Ray workers on 2 cores (measured).
 PART_COMMIT_CHUNKS = 16384
 
 
