@@ -12,13 +12,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from .component import Component
 from .errors import RagloomError
 
 __all__ = [
     "IndexedDocument",
+    "PartWriter",
     "ScoredChunk",
     "SearchMode",
     "Store",
@@ -26,6 +27,7 @@ __all__ = [
     "StoreCheck",
     "StoreError",
     "StoreInfo",
+    "StorePart",
     "matches_where",
 ]
 
@@ -76,6 +78,41 @@ class IndexedDocument:
     document_id: str
     fingerprint: str
     chunks: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StorePart:
+    """Chunks a :class:`PartWriter` wrote into a store without making them visible: plain
+    picklable data, committed (or discarded) by the store that gave the writer.
+
+    ``documents`` are the documents whose chunks it holds, each with its chunk count, in the
+    order written; ``data`` is the store's own description of what was written (for
+    ragloom-lancedb, the Lance fragments).
+    """
+
+    documents: tuple[tuple[str, int], ...]
+    data: Any
+
+
+class PartWriter(Protocol):
+    """Writes documents' chunks into a store where a pipeline runs (another process, another
+    machine), without committing them: a small picklable object a store gives
+    (:meth:`Store.part_writer`); :meth:`Store.commit_parts` makes what it wrote visible."""
+
+    #: Whether it writes into a folder of this machine, which processes on other machines
+    #: cannot reach (``False``: object storage, reachable from anywhere).
+    machine_local: bool
+
+    def write(self, documents: Sequence[tuple[str, Sequence[Any]]]) -> StorePart:
+        """Write the chunks of each ``(document id, chunks)``, each chunk with its embedding
+        when the store searches by vector; nothing is visible until the part is committed.
+
+        Raises:
+            InvalidInputError: a chunk the store cannot hold (no embedding, metadata that is
+                not JSON, one document twice); nothing is written.
+            StoreError: another vector dimension than the store's, or a failed write.
+        """
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +178,33 @@ class Store(Component, ABC):
     @abstractmethod
     def info(self) -> StoreInfo:
         """Location, document and chunk counts, vector dimension."""
+
+    def part_writer(self) -> PartWriter | None:
+        """A writer of uncommitted parts (:class:`PartWriter`), for a pipeline that runs
+        elsewhere and writes its outputs there; the store remembers where it stands now, for
+        :meth:`discard_parts`. ``None``: the store is written through :meth:`write` only (the
+        default)."""
+        return None
+
+    def commit_parts(self, fingerprints: Mapping[str, str], parts: Sequence[StorePart]) -> None:
+        """Make ``parts`` (written by this store's :meth:`part_writer`) visible: each document
+        of ``fingerprints`` gets the chunks the parts hold for it (none when no part does) in
+        place of its old ones, and its fingerprint, as :meth:`write` would give it. Every
+        document of a part must be among ``fingerprints``. A commit that fails leaves the
+        store as it was.
+
+        Raises:
+            InvalidInputError: a part of another store, a document of a part that is not
+                among ``fingerprints`` or is in two parts, an empty fingerprint; nothing is
+                changed.
+            StoreError: as for :meth:`write`.
+        """
+        raise NotImplementedError(f"{type(self).__name__} gives no part writer")
+
+    def discard_parts(self, parts: Sequence[StorePart]) -> None:
+        """The run that wrote parts failed: return the store to where it stood when
+        :meth:`part_writer` was called (undoing the commits since, of parts or writes) and
+        remove what ``parts`` (never committed) wrote. Default: nothing to do."""
 
     def clear(self) -> int:
         """Remove every document; return how many were removed."""

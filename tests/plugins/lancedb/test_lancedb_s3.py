@@ -165,3 +165,27 @@ def test_a_missing_bucket_or_a_bad_uri_is_a_clear_error(
     )
     assert status != 0 and "Traceback" not in err
     assert "s3://no-such-bucket/ix" in err
+
+
+def test_parts_written_elsewhere_are_committed_or_removed_in_a_bucket(s3: object) -> None:
+    """Parts (Lance fragments written where a pipeline runs) in object storage: a part
+    discarded before the table's first commit leaves no object; a committed one is read back."""
+    from ragloom.models import Document
+    from ragloom_lancedb import LanceDBStore
+
+    def part(store: LanceDBStore, doc: str) -> object:
+        writer = store.part_writer()
+        assert writer.machine_local is False  # any machine can write a bucket
+        chunk = Document(
+            id=f"{doc}#0", content=f"{doc} text", parent_id=doc, index=0, start=0, end=6,
+            embedding=[1.0, 0.0, 0.0],
+        )
+        return writer.write([(doc, [chunk])])
+
+    index = f"s3://{BUCKET}/parts"
+    with LanceDBStore(index) as store:
+        store.discard_parts([part(store, "a")])
+        assert not any(k.startswith("parts/chunks.lance/") for k in _keys(s3))
+        store.commit_parts({"b": "b1"}, [part(store, "b")])
+        assert store.fingerprints() == {"b": "b1"}
+        assert [c.id for c in store.chunks(["b"])["b"]] == ["b#0"]

@@ -58,7 +58,9 @@ def _key(problem: Any) -> tuple[str, ...]:
     return (problem.item, problem.source, problem.stage, problem.kind, problem.reason)
 
 
-def test_the_sample_folder_gives_the_local_outputs_jsonl_store_and_cache(tmp_path: Path) -> None:
+def test_the_sample_folder_gives_the_local_outputs_jsonl_store_and_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ragloom_lancedb import LanceDBStore
 
     # Local: the default pipeline, a cache, an index (with model2vec vectors) and a JSONL file.
@@ -87,14 +89,25 @@ def test_the_sample_folder_gives_the_local_outputs_jsonl_store_and_cache(tmp_pat
     assert progress[-1].total == local.files and progress[-1].bytes_read == local.bytes_read
     assert ray.cache == str(tmp_path / "ray-cache.sqlite")
 
-    # Again into the same index without a JSONL file: every document is unchanged (as the local
-    # engine decides), nothing is processed or written.
+    # Without a JSONL file the workers write the index's parts and the driver only commits
+    # them (it never writes chunks itself): the rows of the local run.
+    def refused(*_args: Any) -> None:
+        raise AssertionError("the driver wrote chunks to the index")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(LanceDBStore, "write", refused)
+        parts = engine.ingest(IngestJob(paths=(str(SAMPLE),), index=str(tmp_path / "parts")))
+    assert (parts.indexed, parts.chunks, parts.failures) == (local.indexed, local.chunks, [])
+    assert _store_rows(tmp_path / "parts") == _store_rows(tmp_path / "local-index")
+
+    # Again into the index the workers wrote: every document is unchanged (as the local engine
+    # decides), nothing is processed or written.
     again = engine.ingest(IngestJob(
-        paths=(str(SAMPLE),), index=str(tmp_path / "ray-index"),
+        paths=(str(SAMPLE),), index=str(tmp_path / "parts"),
         cache=str(tmp_path / "ray-cache.sqlite"),
     ))
     assert (again.unchanged, again.documents, again.indexed) == (local.documents, 0, 0)
-    assert _store_rows(tmp_path / "ray-index") == _store_rows(tmp_path / "local-index")
+    assert _store_rows(tmp_path / "parts") == _store_rows(tmp_path / "local-index")
 
 
 def _corpus(root: Path, files: int) -> None:
@@ -263,6 +276,28 @@ def test_an_input_that_kills_its_worker_every_time_stops_the_run_cleanly(
     assert (tmp_path / "out.jsonl").read_text() == "old\n"  # the old file is kept
     assert not (tmp_path / "failures.jsonl").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "out.jsonl"]
+
+    # Into an index, the worker writes the part of a.txt's batch, then dies on b.txt: the
+    # part is never committed, its files are removed, the index is as it was.
+    from ragloom_lancedb import LanceDBStore
+
+    index = tmp_path / "index"
+    kept = tmp_path / "b.txt"
+    (folder / "b.txt").rename(kept)
+    with build_pipeline(spec, allow_imports=True) as pipeline, LanceDBStore(
+        index
+    ) as store, Ingestor(pipeline, cache=False, store=store) as ingestor:
+        assert ingestor.run([folder]).indexed == 1
+    kept.rename(folder / "b.txt")
+    (folder / "a.txt").write_text("fine, and changed\n")
+    before = _store_rows(index)
+    files = sorted(p.name for p in (index / "chunks.lance" / "data").iterdir())
+    with pytest.raises(RayRunError, match="the run on Ray failed and nothing was written"):
+        engine.ingest(IngestJob(
+            paths=(str(folder),), spec=spec, allow_imports=True, index=str(index),
+        ))
+    assert _store_rows(index) == before
+    assert sorted(p.name for p in (index / "chunks.lance" / "data").iterdir()) == files
 
 
 def test_inputs_through_a_filesystem_uri_give_the_same_chunks(tmp_path: Path) -> None:

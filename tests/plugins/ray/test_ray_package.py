@@ -237,6 +237,76 @@ def test_a_worker_hands_back_what_the_local_engine_yields_for_its_batch(
     assert isinstance(events[-1], BatchStats) and not events[-1].no_chunks
 
 
+def test_a_worker_with_the_index_writer_writes_its_batch_and_hands_back_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Given the index's part writer, a worker writes the outputs of every document without a
+    failed item as one part and hands back an ``Indexed`` in their place; a failed
+    document's outputs come back as they are (the driver drops them, as a local run does)."""
+    from ragloom.engines import BatchStats, Indexed, IndexPart
+    from ragloom.events import ItemFailed
+    from ragloom.models import Document
+    from ragloom.stores import StorePart
+    from ragloom_ray._worker import IngestWorker, WorkerConfig
+
+    class Recording:
+        machine_local = True
+
+        def __init__(self) -> None:
+            self.written: list[list[tuple[str, list[Any]]]] = []
+
+        def write(self, documents: list[tuple[str, list[Any]]]) -> StorePart:
+            self.written.append(documents)
+            return StorePart(tuple((d, len(c)) for d, c in documents), "fragments")
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "steps"))
+    writer = Recording()
+    worker = IngestWorker(WorkerConfig(
+        spec={"steps": [
+            {"chunker": "recursive", "params": {"chunk_size": 100}},
+            {"import": "ragloom_ray_test_steps:FailOn", "params": {"marker": "FAIL-THIS"}},
+        ]},
+        requirements={}, index_writer=writer,
+    ))
+    events = worker.process([
+        Document(id="a.md", content="Alpha. " * 30),
+        Document(id="b.md", content="Beta. " * 15 + "\n\nThis one says FAIL-THIS.\n"),
+        Document(id="c.md", content="Gamma.\n"),
+    ])
+    (part,) = writer.written
+    assert [(d, len(chunks)) for d, chunks in part] == [("a.md", 3), ("c.md", 1)]
+    shown = [
+        (type(e).__name__, getattr(e, "document_id", None) or getattr(e, "id", None)
+         or getattr(e, "item_id", None))
+        for e in events
+    ]
+    # (a failure comes no later than the outputs after it: here, first)
+    assert [s for s in shown if s[0] != "ItemFailed"] == [
+        ("Indexed", "a.md"), ("Document", "b.md#0"), ("Indexed", "c.md"), ("IndexPart", None),
+        ("BatchStats", None),
+    ]
+    assert [e.item_id for e in events if isinstance(e, ItemFailed)] == ["b.md#1"]
+    assert [e.count for e in events if isinstance(e, Indexed)] == [3, 1]
+    assert [e.part.data for e in events if isinstance(e, IndexPart)] == ["fragments"]
+    assert isinstance(events[-1], BatchStats)
+
+
+def test_the_workers_write_an_index_folder_only_on_one_node() -> None:
+    from ragloom_ray._engine import reachable_writer
+
+    class Writer:
+        def __init__(self, machine_local: bool) -> None:
+            self.machine_local = machine_local
+
+    here, anywhere = Writer(True), Writer(False)
+    one = [_node("10.0.0.1"), _node("10.0.0.2", False)]
+    two = [_node("10.0.0.1"), _node("10.0.0.2")]
+    assert reachable_writer(here, one) is here
+    assert reachable_writer(here, two) is None  # the driver writes the parts itself
+    assert reachable_writer(anywhere, two) is anywhere
+    assert reachable_writer(None, one) is None
+
+
 def test_a_small_job_on_a_ray_it_would_start_is_told_the_local_engine_is_faster(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ..models import Document
     from ..pipeline import Pipeline
     from ..plugins import Registry
-    from ..stores import Store
+    from ..stores import PartWriter, Store
     from ._seam import BaseEngine, UriReader
 
 __all__ = [
@@ -146,7 +146,11 @@ class Ingestor:
             :meth:`ragloom.loaders_builtin.LoaderSet.from_registry`).
         engine: what runs the pipeline over the documents (an :class:`~ragloom.engines.Engine`;
             default: :class:`~ragloom.engines.LocalEngine`, this process). Everything else
-            about the run (paths, checks, fingerprints, outputs, the index) is the same.
+            about the run (paths, checks, fingerprints, outputs, the index) is the same; an
+            engine that writes the index where it runs (``index_writes``) is given the
+            store's part writer when no JSONL output is asked for: the run commits the parts
+            it writes as they come, and a run that fails returns the index to where it stood
+            before it.
 
     Raises:
         ConfigurationError: ``pipeline`` with ``chunk_size`` or ``length_function``, a
@@ -490,6 +494,7 @@ class Ingestor:
                 on_progress, fingerprint, walked,
             )
             run.read = None if uris is None else uris.read
+            run.part_writer = self._index_writer(out)
             if skip_unchanged and identity is not None and uris is None:
                 run.memo = FileMemo.of(self.pipeline.cache, identity, self.skip_formats)
                 run.states = FileStates.of(
@@ -504,8 +509,9 @@ class Ingestor:
             if note:
                 run.warnings.append(note)
             try:
+                work = PipelineWork(self.pipeline, index_writer=run.part_writer)
                 with self.engine.session() as mapper:
-                    await run.drive(mapper, PipelineWork(self.pipeline), documents)
+                    await run.drive(mapper, work, documents)
             except BaseException:
                 run.close_store(failed=True)
                 raise
@@ -543,6 +549,15 @@ class Ingestor:
                 writer.abort()  # nothing if it was committed
         report.seconds = time.perf_counter() - started
         return report
+
+    def _index_writer(self, out: str | os.PathLike[str] | None) -> PartWriter | None:
+        """The index's part writer, when the engine writes the index where it runs the
+        pipeline and the store gives one (``None``: the run writes the index from the outputs
+        it is handed, as for the local engine, and whenever a JSONL file wants every output
+        back anyway)."""
+        if self.store is None or out is not None or not self.engine.index_writes:
+            return None
+        return self.store.part_writer()
 
     def _uri_reader(self, texts: list[str]) -> UriReader | None:
         """How the engine walks and reads the paths when they are URIs (``None``: local

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from ..errors import ConfigurationError
 from ..events import ItemFailed
@@ -17,6 +17,7 @@ from ..events import ItemFailed
 if TYPE_CHECKING:
     from ..models import Document
     from ..pipeline import Pipeline
+    from ..stores import PartWriter, StorePart
     from ._walk import InputFile, WalkResult
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "BatchEvent",
     "BatchMapper",
     "BatchStats",
+    "IndexPart",
+    "Indexed",
     "LocalEngine",
     "Output",
     "PipelineWork",
@@ -39,6 +42,13 @@ class PipelineWork:
     pipeline: Pipeline[Any]
     #: Whether components named by import path may be built again elsewhere.
     allow_imports: bool = False
+    #: Writes outputs bound for the run's index where the pipeline runs (the index's
+    #: :class:`~ragloom.stores.PartWriter`), given to an engine whose
+    #: :attr:`~BaseEngine.index_writes` says it uses one: then for each document it wrote it
+    #: yields one :class:`Indexed` in place of its outputs, and an :class:`IndexPart` per part
+    #: written, which the run commits as they come (a run that fails returns the index to
+    #: where it stood). ``None``: the run writes the index itself.
+    index_writer: PartWriter | None = None
 
     def spec(self) -> dict[str, Any]:
         """The pipeline as a declarative spec, for an engine that builds it in other processes.
@@ -69,8 +79,26 @@ class BatchStats:
     no_chunks: dict[str, list[str]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Indexed:
+    """The outputs of one document, written to the index where the pipeline ran (with
+    :attr:`PipelineWork.index_writer`) instead of being handed back: ``count`` of them."""
+
+    document_id: str
+    count: int
+
+
+@dataclass(frozen=True)
+class IndexPart:
+    """A part of the index written where the pipeline ran, not yet visible: the run commits it
+    (:meth:`~ragloom.stores.Store.commit_parts`, in batches of parts), or discards it when the
+    run fails (:meth:`~ragloom.stores.Store.discard_parts`)."""
+
+    part: StorePart
+
+
 #: What :meth:`BatchMapper.map_batches` yields.
-BatchEvent = Output | ItemFailed | BatchStats
+BatchEvent = Output | ItemFailed | BatchStats | Indexed | IndexPart
 
 
 @runtime_checkable
@@ -86,7 +114,11 @@ class BatchMapper(Protocol):
           any output of a later one);
         - an :class:`~ragloom.events.ItemFailed` per item that failed, no later than the
           outputs that follow it (its ``exception`` may be dropped: only its fields are read);
-        - one :class:`BatchStats` at the end of each batch.
+        - one :class:`BatchStats` at the end of each batch;
+        - with ``work.index_writer``, in place of the outputs of each document written with it
+          (all of them: a document with a failed item is handed back as outputs), one
+          :class:`Indexed` where its first output would be, and an :class:`IndexPart` per
+          part written, before that batch's :class:`BatchStats`.
 
         Batches are read lazily (a batch's documents are loaded as they are read); an engine
         may regroup them into batches of its own size.
@@ -109,7 +141,14 @@ class UriReader(Protocol):
 
 class BaseEngine:
     """What every engine has, with the defaults of an engine that runs here: no options, no
-    session to start, no advice, local paths only; a subclass maps batches."""
+    session to start, no advice, local paths only, the index written by the run; a subclass
+    maps batches."""
+
+    #: Whether the engine writes the outputs bound for the index where it runs the pipeline,
+    #: given :attr:`PipelineWork.index_writer` (an engine whose workers run elsewhere: the
+    #: run then only commits what they wrote). ``False``: the run writes the index from the
+    #: outputs it is handed, as it does for the local engine.
+    index_writes: ClassVar[bool] = False
 
     def map_batches(
         self, work: PipelineWork, batches: Iterator[Iterator[Document]]

@@ -79,7 +79,7 @@ def writer_lock_path(uri: str) -> Path:
 class ObjectFolder:
     """The objects under a store's URI, through pyarrow's file systems (no other client):
     whether a prefix holds anything, small objects read and written whole (a PUT replaces an
-    object atomically), a prefix removed."""
+    object atomically), an object deleted, a prefix removed."""
 
     def __init__(self, uri: str) -> None:
         self.uri = uri
@@ -134,6 +134,14 @@ class ObjectFolder:
         fs, _ = self._filesystem()
         with fs.open_output_stream(self._path(name)) as stream:
             stream.write(data)
+
+    def delete(self, name: str) -> None:
+        """Delete the object ``name`` (nothing when there is none)."""
+        fs, _ = self._filesystem()
+        try:
+            fs.delete_file(self._path(name))
+        except FileNotFoundError:
+            pass
 
     def remove(self, name: str) -> None:
         """Remove everything under the prefix ``name``."""

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from ragloom.errors import InvalidInputError
 from ragloom.models import Document
-from ragloom.search_text import search_text
 from ragloom.stores import (
     IndexedDocument,
     ScoredChunk,
@@ -27,28 +26,24 @@ from ragloom.stores import (
     StoreCheck,
     StoreError,
     StoreInfo,
+    StorePart,
 )
 
 from ._imports import import_lancedb
+from ._parts import Fragments, FragmentWriter
 from ._place import ObjectFolder, remote_uri, storage_options, writer_lock_path
-from ._where import condition_sql, metadata_tokens, sql_string
+from ._rows import CHUNK_COLUMNS, FORMAT, FORMAT_KEY, FORMAT_PREFIX, chunk_rows, chunk_schema
+from ._where import condition_sql, sql_string
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["LanceDBStore"]
 
-#: Written into both tables' schema metadata; a table without it was not made by this store.
-_FORMAT_KEY = b"ragloom.store"
-#: 2: chunks carry ``search_text`` (title and heading path, then the text), which full-text
-#: search reads.
-_FORMAT = b"ragloom-lancedb/2"
-_FORMAT_PREFIX = b"ragloom-lancedb/"
-
-_CHUNK_COLUMNS = (
-    "id", "document_id", "parent_id", "chunk_index", "span_start", "span_end", "content",
-    "content_format", "metadata", "where_tokens", "search_text", "vector",
-)
+_FORMAT_KEY = FORMAT_KEY
+_FORMAT = FORMAT
+_FORMAT_PREFIX = FORMAT_PREFIX
+_CHUNK_COLUMNS = CHUNK_COLUMNS
 #: The column of the full-text index.
 _TEXT_COLUMN = "search_text"
 _RESULT_COLUMNS: list[str] = [
@@ -99,6 +94,8 @@ _COMMIT_ROWS = _OPTIMIZE_ROWS // _OPTIMIZE_COMMITS
 _FRAGMENT_ROWS = 10_000
 _FOLD_CACHE = 16 << 20
 _FOLD_TAIL = 2_000
+#: Rows of committed parts added by one ``Append`` at the most (a fold may follow each).
+_PART_GROUP_ROWS = _OPTIMIZE_ROWS // 2
 #: Chunk rows from which a fold builds an approximate vector index (IVF, exact distances inside
 #: the partitions it probes): an exact search reads every vector, ~40 ms per 100k of 256
 #: dimensions; the index reads about a quarter of them, with ~0.98 recall@10 of the exact one.
@@ -188,7 +185,9 @@ class LanceDBStore(Store):
     segments of the full-text and metadata indexes. So neither its time nor its memory grows
     with the table. Merging those segments and the approximate vector index (see below) are
     :meth:`optimize`'s, which ingest never calls (:meth:`optimize_due` says when it is
-    worth running).
+    worth running). A pipeline running elsewhere (another process or machine) may write its
+    chunks itself with :meth:`part_writer` (Lance fragments no version lists) and this handle
+    commit them with :meth:`commit_parts`, by the same commits.
 
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
@@ -380,6 +379,8 @@ class LanceDBStore(Store):
         #: through Lance's package, and :meth:`read_version` keeps answering.
         self._writes = False
         self._failed = False  # a write of this handle failed (then nothing is cleaned)
+        #: The (documents, chunks) table versions when :meth:`part_writer` was called.
+        self._parts_from: tuple[int | None, int | None] | None = None
         #: What searches read when Lance's package is installed and this handle has not
         #: written: (documents table version, chunks dataset at a consistent version, its
         #: vector partitions, whether it has the full-text index); see :meth:`_snapshot`.
@@ -435,10 +436,12 @@ class LanceDBStore(Store):
         return f"{self.uri}/{name}.lance"
 
     def _table_exists(self, name: str) -> bool:
+        """Whether the table has versions: a folder without (data files part writers wrote
+        before the table's first commit) is no table yet."""
         if self._folder is not None:
             with self._guard(f"look for table {name!r}"):
                 return self._folder.exists(f"{name}.lance/_versions")
-        return self._table_dir(name).exists()
+        return (self._table_dir(name) / "_versions").exists()
 
     def exists(self) -> bool:
         """Whether the store exists (its folder, or objects under its URI)."""
@@ -653,25 +656,7 @@ class LanceDBStore(Store):
 
     @staticmethod
     def _chunk_schema(dimension: int) -> pa.Schema:
-        import pyarrow as pa
-
-        return pa.schema(
-            [
-                pa.field("id", pa.string(), nullable=False),
-                pa.field("document_id", pa.string(), nullable=False),
-                pa.field("parent_id", pa.string()),
-                pa.field("chunk_index", pa.int64()),
-                pa.field("span_start", pa.int64()),
-                pa.field("span_end", pa.int64()),
-                pa.field("content", pa.string(), nullable=False),
-                pa.field("content_format", pa.string(), nullable=False),
-                pa.field("metadata", pa.string(), nullable=False),
-                pa.field("where_tokens", pa.list_(pa.string())),
-                pa.field("search_text", pa.string(), nullable=False),
-                pa.field("vector", pa.list_(pa.float32(), dimension)),
-            ],
-            metadata={_FORMAT_KEY: _FORMAT},
-        )
+        return chunk_schema(dimension)
 
     @staticmethod
     def _document_schema() -> pa.Schema:
@@ -692,96 +677,22 @@ class LanceDBStore(Store):
         self, documents: Sequence[IndexedDocument], dimension: int | None
     ) -> tuple[list[str], list[str], list[int], pa.Table | None, int | None]:
         """Validate ``documents`` and build their rows before anything is written."""
-        import numpy as np
-
-        ids: list[str] = []
         fingerprints: list[str] = []
-        counts: list[int] = []
-        seen: set[str] = set()
-        columns: dict[str, list[Any]] = {c: [] for c in _CHUNK_COLUMNS if c != "vector"}
-        tokens_of: dict[str, list[str]] = {}  # chunks of a document mostly share metadata
-        stored, first = dimension, ""
-        vectors: list[Sequence[float]] = []
         for position, doc in enumerate(documents):
             if not isinstance(doc, IndexedDocument):
                 raise InvalidInputError(
                     f"write takes IndexedDocument items, got a {type(doc).__name__} at "
                     f"position {position}"
                 )
-            if not isinstance(doc.document_id, str) or not doc.document_id:
-                raise InvalidInputError(f"document {position} has an empty document_id")
-            if doc.document_id in seen:
-                raise InvalidInputError(
-                    f"document {doc.document_id!r} appears twice in one write"
-                )
             if not isinstance(doc.fingerprint, str) or not doc.fingerprint:
                 raise InvalidInputError(
                     f"document {doc.document_id!r} has an empty fingerprint"
                 )
-            seen.add(doc.document_id)
-            ids.append(doc.document_id)
             fingerprints.append(doc.fingerprint)
-            counts.append(len(doc.chunks))
-            for chunk in doc.chunks:
-                if not isinstance(chunk, Document):
-                    raise InvalidInputError(
-                        f"a chunk of document {doc.document_id!r} is a "
-                        f"{type(chunk).__name__}, not a Document"
-                    )
-                vector = chunk.embedding
-                if vector is None:
-                    raise InvalidInputError(
-                        f"chunk {chunk.id!r} of document {doc.document_id!r} has no "
-                        "embedding: embed chunks before storing them"
-                    )
-                if dimension is None:
-                    dimension = len(vector)
-                    first = f"chunk {chunk.id!r} of document {doc.document_id!r}"
-                if len(vector) != dimension:
-                    held = (
-                        f"holds vectors of dimension {dimension}"
-                        if stored is not None
-                        else f"got {first} with dimension {dimension} first"
-                    )
-                    raise StoreError(
-                        f"LanceDB store at {self.location} {held}; chunk {chunk.id!r} of "
-                        f"document {doc.document_id!r} has dimension {len(vector)}: nothing "
-                        "was written"
-                    )
-                try:
-                    text = json.dumps(chunk.metadata, ensure_ascii=False)
-                except (TypeError, ValueError) as exc:
-                    raise InvalidInputError(
-                        f"the metadata of chunk {chunk.id!r} of document "
-                        f"{doc.document_id!r} is not JSON: {exc}"
-                    ) from None
-                columns["id"].append(chunk.id)
-                columns["document_id"].append(doc.document_id)
-                columns["parent_id"].append(chunk.parent_id)
-                columns["chunk_index"].append(chunk.index)
-                columns["span_start"].append(chunk.start)
-                columns["span_end"].append(chunk.end)
-                columns["content"].append(chunk.content)
-                columns["content_format"].append(str(chunk.content_format))
-                columns["metadata"].append(text)
-                tokens = tokens_of.get(text)
-                if tokens is None:
-                    tokens = tokens_of[text] = metadata_tokens(json.loads(text))
-                columns["where_tokens"].append(tokens)
-                columns["search_text"].append(search_text(chunk))
-                vectors.append(vector)
-        if not vectors:
-            return ids, fingerprints, counts, None, dimension
-        if dimension == 0:
-            raise InvalidInputError("chunks have empty embeddings (dimension 0)")
-        import pyarrow as pa
-
-        assert dimension is not None
-        flat = np.asarray(vectors, dtype=np.float32).reshape(-1)
-        columns_out: dict[str, Any] = dict(columns)
-        columns_out["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(flat), dimension)
-        table = pa.table(columns_out, schema=self._chunk_schema(dimension))
-        return ids, fingerprints, counts, table, dimension
+        ids, counts, rows, dimension = chunk_rows(
+            ((d.document_id, d.chunks) for d in documents), dimension, self.location
+        )
+        return ids, fingerprints, counts, rows, dimension
 
     def _document_rows(self, ids: list[str], fingerprints: list[str], counts: list[int]) -> Any:
         import pyarrow as pa
@@ -824,40 +735,250 @@ class LanceDBStore(Store):
             chunks, _ = self._tables()
             known = self.dimension if chunks is not None else None
             ids, fingerprints, counts, rows, dimension = self._prepare(docs, known)
+
+            def add() -> None:
+                self._chunks.add(rows)
+                self._pending_rows += rows.num_rows
+                self._pending_commits += 1
+
+            self._commit(ids, fingerprints, counts, dimension, add if rows is not None else None)
+
+    def part_writer(self) -> FragmentWriter:
+        """A writer of uncommitted parts of the chunks table (Lance fragments, see
+        :class:`ragloom.stores.PartWriter`), for a pipeline that runs in other processes or
+        on other machines: each writes its chunks' data files itself, and
+        :meth:`commit_parts` makes them visible. Takes the writer lock (parts are committed
+        by the handle that gave the writer), and remembers the tables' versions:
+        :meth:`discard_parts` returns the store to them.
+
+        Raises:
+            StoreError: a read-only or damaged store, or another writer holds the lock.
+        """
+        with self._lock:
             self._check_writable()
             self.take_writer_lock()
-            self._tables(create=True)
-            with self._guard("create the documents table"):
-                if self._documents is None:
-                    self._documents = self._db.create_table(
-                        self._documents_table, schema=self._document_schema()
-                    )
-            self._wrote = True
-            before = (
-                self._documents.version,
-                None if self._chunks is None else self._chunks.version,
+            # read as a reader would (through Lance alone when it can: a run whose documents
+            # are all unchanged commits nothing and never needs LanceDB)
+            exists = self._table_exists(self.table)
+            self._parts_from = self._versions()
+            return FragmentWriter(
+                self._table_uri(self.table), self.location,
+                self.dimension if exists else None, exists,
+                machine_local=self._folder is None, storage_options=self._options or None,
             )
-            try:
-                self._replace(ids, fingerprints, counts, rows, dimension)
-            except StoreError as exc:
-                self._failed = True  # old versions are kept: they may be all that is readable
-                if self._roll_back(*before):
-                    raise StoreError(
-                        f"{exc}; the write was rolled back: the index is as it was before it"
-                    ) from None
-                raise
-            except BaseException:
-                self._failed = True
-                self._roll_back(*before)
-                raise
-            self._pending_commits += 4
-            if self._chunks is not None:
-                self._ensure_indexes()
-                due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
-                if due >= _OPTIMIZE_ROWS:
-                    self._optimize(vectors=False)
+
+    def commit_parts(self, fingerprints: Mapping[str, str], parts: Sequence[StorePart]) -> None:
+        """Make the fragments of ``parts`` visible and record the documents of
+        ``fingerprints``, replacing their old chunks: the commits of :meth:`write` (the
+        documents marked unfinished, their old chunks deleted, the new ones added, the
+        fingerprints recorded), the new chunks added by one ``Append`` per group of parts of
+        up to 50,000 rows, folded as writes fold. A commit that fails is rolled back (see
+        :meth:`write`); the parts' files are then left for :meth:`discard_parts`.
+
+        Raises:
+            InvalidInputError: a part of another store or table, a document of a part that is
+                not among ``fingerprints`` or is in two parts, an empty fingerprint; nothing
+                is changed.
+            StoreError: another vector dimension, a read-only or damaged store.
+        """
+        wanted = dict(fingerprints)
+        counts = dict.fromkeys(wanted, 0)
+        placed: set[str] = set()
+        dimensions: set[int] = set()
+        for doc_id, fingerprint in wanted.items():
+            if not isinstance(fingerprint, str) or not fingerprint:
+                raise InvalidInputError(f"document {doc_id!r} has an empty fingerprint")
+        for part in parts:
+            data = part.data if isinstance(part, StorePart) else None
+            if not isinstance(data, Fragments) or data.table_uri != self._table_uri(self.table):
+                raise InvalidInputError(
+                    f"LanceDB store at {self.location}: a part that this store's part writer "
+                    "did not write cannot be committed to it"
+                )
+            for doc_id, count in part.documents:
+                if doc_id not in wanted:
+                    raise InvalidInputError(
+                        f"a part holds chunks of document {doc_id!r}, which the commit does "
+                        "not record"
+                    )
+                if doc_id in placed:
+                    raise InvalidInputError(f"document {doc_id!r} is in two parts")
+                placed.add(doc_id)
+                counts[doc_id] = count
+            if data.dimension is not None and data.rows:
+                dimensions.add(data.dimension)
+        if not wanted:
+            self._check_open()
+            return
+        self._writes = True
+        with self._lock:
+            chunks, _ = self._tables()
+            known = self.dimension if chunks is not None else None
+            if len(dimensions) > 1 or (known is not None and dimensions - {known}):
+                held = f"holds vectors of dimension {known}" if known is not None else (
+                    "was given parts of several dimensions"
+                )
+                raise StoreError(
+                    f"LanceDB store at {self.location} {held}; the parts have dimension "
+                    f"{', '.join(map(str, sorted(dimensions)))}: nothing was written"
+                )
+            groups: list[list[Any]] = [[]]
+            rows = 0
+            for part in parts:
+                if rows >= _PART_GROUP_ROWS:
+                    groups.append([])
+                    rows = 0
+                groups[-1].extend(part.data.fragments)
+                rows += part.data.rows
+            add = None
+            if any(groups):
+
+                def add() -> None:
+                    self._append(groups)
+
+            ids = list(wanted)
+            self._commit(
+                ids, [wanted[i] for i in ids], [counts[i] for i in ids],
+                next(iter(dimensions), None), add,
+            )
+
+    def _append(self, groups: list[list[Any]]) -> None:
+        """Add the chunks of fragments written by part writers: one ``Append`` commit per
+        group, each followed by the indexes and, when due, a fold."""
+        import lance
+
+        for fragments in groups:
+            if not fragments:
+                continue
+            dataset = self._chunks.to_lance()
+            lance.LanceDataset.commit(
+                dataset, lance.LanceOperation.Append(fragments), read_version=dataset.version,
+                storage_options=self._options or None,
+            )
+            del dataset
+            self._chunks.checkout_latest()
+            self._pending_rows += sum(f.physical_rows for f in fragments)
+            self._pending_commits += 1
+            self._ensure_indexes()
+            if self._pending_rows + _COMMIT_ROWS * self._pending_commits >= _OPTIMIZE_ROWS:
+                self._optimize(vectors=False)
+
+    def discard_parts(self, parts: Sequence[StorePart]) -> None:
+        """The run that wrote ``parts`` failed: return both tables to their versions when
+        :meth:`part_writer` was called (undoing every commit since, a table created since
+        dropped), and remove the data files of ``parts`` (those never committed; the files
+        of the undone commits go when this handle closes, as old versions do). Files a part
+        writer left without handing back their part (a worker killed while writing) are
+        listed nowhere: the next handle that writes removes them when it closes. Never
+        raises: what cannot be undone stays consistent (each commit is whole)."""
+        files = [
+            name
+            for part in parts
+            if isinstance(part, StorePart) and isinstance(part.data, Fragments)
+            and part.data.table_uri == self._table_uri(self.table)
+            for name in part.data.files()
+        ]
+        start, self._parts_from = self._parts_from, None
+        try:
+            with self._lock:
+                if start is not None and start != self._versions():
+                    self._restore(*start)
+                if not self._table_exists(self.table):
+                    # only part writers wrote there: no version lists anything
+                    if self._folder is not None:
+                        self._folder.remove(f"{self.table}.lance")
+                    else:
+                        import shutil
+
+                        shutil.rmtree(self._table_dir(self.table), ignore_errors=True)
+                    return
+                for name in files:
+                    if self._folder is not None:
+                        self._folder.delete(f"{self.table}.lance/data/{name}")
+                    else:
+                        (self._table_dir(self.table) / "data" / name).unlink(missing_ok=True)
+        except Exception:  # noqa: BLE001 - see the docstring
+            pass
+
+    def _versions(self) -> tuple[int | None, int | None]:
+        """The (documents, chunks) tables' versions now (``None``: no such table)."""
+        found: list[int | None] = []
+        for name, handle in ((self._documents_table, self._documents), (self.table, self._chunks)):
+            if not self._table_exists(name):
+                found.append(None)
+                continue
+            with self._guard("read the tables' versions"):
+                if handle is None:
+                    handle = self._peek(name) if _has_lance() else self._tables()[
+                        0 if name == self.table else 1
+                    ]
+                found.append(int(handle.version))
+        return found[0], found[1]
+
+    def _restore(self, documents_version: int | None, chunks_version: int | None) -> None:
+        """Return both tables to these versions (``None``: the table did not exist: it is
+        dropped)."""
+        self._writes = True
+        chunks, documents = self._tables()
+        self._wrote = True  # close removes the undone versions and their files
+        with self._guard("return to the version before the run"):
+            if chunks is not None and chunks.version != chunks_version:
+                if chunks_version is None:
+                    self._db.drop_table(self.table)
+                    self._chunks = None
+                    self._dimension = None
+                    self._text_indexed = False
+                    self._partitions = None
                 else:
-                    _release_memory()
+                    chunks.restore(chunks_version)
+            if documents is not None and documents.version != documents_version:
+                if documents_version is None:
+                    self._db.drop_table(self._documents_table)
+                    self._documents = None
+                else:
+                    documents.restore(documents_version)
+
+    def _commit(
+        self, ids: list[str], fingerprints: list[str], counts: list[int],
+        dimension: int | None, add: Any,
+    ) -> None:
+        """Replace these documents' chunks (``add()`` adds the new ones; ``None``: none) and
+        record their fingerprints, rolled back if it fails; then the indexes, and a fold when
+        the writes since the last one are due."""
+        self._check_writable()
+        self.take_writer_lock()
+        self._tables(create=True)
+        with self._guard("create the documents table"):
+            if self._documents is None:
+                self._documents = self._db.create_table(
+                    self._documents_table, schema=self._document_schema()
+                )
+        self._wrote = True
+        before = (
+            self._documents.version,
+            None if self._chunks is None else self._chunks.version,
+        )
+        try:
+            self._replace(ids, fingerprints, counts, dimension, add)
+        except StoreError as exc:
+            self._failed = True  # old versions are kept: they may be all that is readable
+            if self._roll_back(*before):
+                raise StoreError(
+                    f"{exc}; the write was rolled back: the index is as it was before it"
+                ) from None
+            raise
+        except BaseException:
+            self._failed = True
+            self._roll_back(*before)
+            raise
+        self._pending_commits += 3 if add is not None else 4  # add() counts its own
+        if self._chunks is not None:
+            self._ensure_indexes()
+            due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
+            if due >= _OPTIMIZE_ROWS:
+                self._optimize(vectors=False)
+            else:
+                _release_memory()
 
     def _roll_back(self, documents_version: int, chunks_version: int | None) -> bool:
         """Return both tables to their versions before a write that failed (a table the
@@ -879,10 +1000,10 @@ class LanceDBStore(Store):
         return True
 
     def _replace(
-        self, ids: list[str], fingerprints: list[str], counts: list[int], rows: Any,
-        dimension: int | None,
+        self, ids: list[str], fingerprints: list[str], counts: list[int], dimension: int | None,
+        add: Any,
     ) -> None:
-        """The four commits of a write (see the class)."""
+        """The commits of a write (see the class): ``add()`` adds the new chunks."""
         with self._guard("mark the documents as being written"):
             known_before = self._upsert_documents(
                 self._document_rows(ids, [UNFINISHED] * len(ids), [-1] * len(ids))
@@ -892,15 +1013,14 @@ class LanceDBStore(Store):
             with self._guard("delete the documents' old chunks"):
                 for predicate in self._in("document_id", ids):
                     self._chunks.delete(predicate)
-        if rows is not None:
+        if add is not None:
             with self._guard("add the chunks"):
                 if self._chunks is None:
                     assert dimension is not None
                     self._chunks = self._db.create_table(
                         self.table, schema=self._chunk_schema(dimension)
                     )
-                self._chunks.add(rows)
-            self._pending_rows += rows.num_rows
+                add()
         with self._guard("record the documents' fingerprints"):
             self._upsert_documents(self._document_rows(ids, fingerprints, counts))
 

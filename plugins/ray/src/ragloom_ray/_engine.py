@@ -126,6 +126,8 @@ class RayEngine(Engine):
     """
 
     step_id: ClassVar[str] = "ragloom-ray/engine"
+    #: Workers write their batches' outputs into an index (when the run gives a part writer).
+    index_writes: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -191,7 +193,9 @@ class RayEngine(Engine):
     ) -> AsyncIterator[BatchEvent]:
         """Send batches of at most ``batch_size`` documents to the actor pool, up to two per
         worker ahead of the batch whose results are being handed back; yield each batch's
-        results in input order.
+        results in input order. With ``work.index_writer``, each worker writes its batches'
+        outputs into the index itself and hands back what it wrote (see
+        :func:`ragloom_ray._worker.written`).
 
         Raises:
             ConfigurationError: a cache file the cluster's nodes cannot share, a plugin
@@ -207,7 +211,9 @@ class RayEngine(Engine):
         settings = self.settings
         spec = absolute_cache_paths(work.spec())
         check_cache_sharing(cache_files(spec), ray.nodes())
-        config = WorkerConfig(spec=spec, requirements=requirements(spec, work.pipeline.registry))
+        writer = reachable_writer(work.index_writer, ray.nodes())
+        needed = requirements(spec, work.pipeline.registry, uses=(writer,))
+        config = WorkerConfig(spec=spec, requirements=needed, index_writer=writer)
         size = settings.workers or max(
             1, int(ray.cluster_resources().get("CPU", 1) // settings.cpus_per_worker)
         )
@@ -252,7 +258,7 @@ async def _results(waiting: deque[tuple[int, Any]], load: list[int]) -> AsyncIte
     free for a cancellation)."""
     import anyio
     import ray
-    from ragloom.engines import BatchStats, Output
+    from ragloom.engines import BatchStats, Indexed, IndexPart, Output
     from ragloom.events import ItemFailed
 
     pick, ref = waiting.popleft()
@@ -262,7 +268,9 @@ async def _results(waiting: deque[tuple[int, Any]], load: list[int]) -> AsyncIte
         raise _unwrap(exc) from exc
     load[pick] -= 1
     for event in events:  # outputs come bare (IngestWorker.process)
-        yield event if isinstance(event, ItemFailed | BatchStats) else Output(event)
+        yield event if isinstance(event, ItemFailed | BatchStats | Indexed | IndexPart) else (
+            Output(event)
+        )
 
 
 def _batches(batches: Iterator[Iterator[Document]], size: int) -> Iterator[list[Document]]:
@@ -279,6 +287,16 @@ def _batches(batches: Iterator[Iterator[Document]], size: int) -> Iterator[list[
                 batch, chars = [], 0
     if batch:
         yield batch
+
+
+def reachable_writer(writer: Any, nodes: Sequence[Mapping[str, Any]]) -> Any:
+    """The index's part writer if every worker can write where it writes (``None``: the
+    workers hand their outputs back and the driver writes the parts): a folder of the
+    driver's machine is out of reach of the workers of a cluster of several live nodes
+    (``ray.nodes()``); object storage is reachable from anywhere."""
+    if writer is None or not getattr(writer, "machine_local", True):
+        return writer
+    return writer if sum(1 for n in nodes if n.get("Alive", True)) <= 1 else None
 
 
 class _Uris:

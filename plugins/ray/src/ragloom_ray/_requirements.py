@@ -80,13 +80,14 @@ def _imported(spec: Mapping[str, Any]) -> Iterator[str]:
 
 
 def requirements(
-    spec: Mapping[str, Any], registry: Any, *, loaders: bool = True
+    spec: Mapping[str, Any], registry: Any, *, loaders: bool = True, uses: tuple[Any, ...] = ()
 ) -> dict[str, str]:
     """``{distribution: version}`` of everything ``spec`` needs, as installed here.
 
     Covers the registered components the spec names, the distributions of its import paths
     (those that come from an installed distribution), every installed loader (when
-    ``loaders``: a worker reads files with its own), and ragloom itself.
+    ``loaders``: a worker reads files with its own), the distributions of the objects the
+    workers are given besides (``uses``: the index's part writer), and ragloom itself.
     """
     needed: dict[str, str] = {"ragloom": importlib.metadata.version("ragloom")}
     named = list(_named(spec))
@@ -98,9 +99,12 @@ def requirements(
         for provider in candidates:
             if not dist_part or provider.dist == _normalize(dist_part):
                 needed[provider.dist] = provider.version
-    if any(True for _ in _imported(spec)):
+    paths = list(_imported(spec)) + [
+        f"{type(used).__module__}:{type(used).__qualname__}" for used in uses if used is not None
+    ]
+    if paths:
         owners = importlib.metadata.packages_distributions()
-        for path in _imported(spec):
+        for path in paths:
             top = path.split(":", 1)[0].split(".", 1)[0]
             for dist in owners.get(top, []):
                 try:

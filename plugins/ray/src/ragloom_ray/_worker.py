@@ -6,6 +6,10 @@ A worker is a Ray actor. It builds the pipeline from the declarative spec the dr
 then runs :class:`ragloom.engines.LocalEngine` over each batch of documents it is sent and hands
 back what that engine yields: the outputs in input order, the failed items, the batch's
 statistics. The driver's ingest run takes them exactly as it takes a local run's.
+
+Given the index's part writer (an ingest into an index with no JSONL file), a worker writes
+its batch's outputs into the index itself, uncommitted, and hands back what was written in
+their place (:func:`written`): the driver commits the parts.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ class WorkerConfig:
     spec: dict[str, Any]
     requirements: dict[str, str]
     allow_imports: bool = True
+    #: The index's part writer (``None``: outputs go back to the driver).
+    index_writer: Any = None
 
 
 def build_worker_pipeline(config: WorkerConfig) -> Any:
@@ -74,6 +80,10 @@ class PipelineHolder:
 class IngestWorker(PipelineHolder):
     """A Ray actor: the pipeline built once, mapped over batches of documents."""
 
+    def __init__(self, config: WorkerConfig) -> None:
+        super().__init__(config)
+        self.index_writer = config.index_writer
+
     def ready(self) -> bool:
         """``True`` once the pipeline is built (a failed build raises here)."""
         return True
@@ -86,7 +96,43 @@ class IngestWorker(PipelineHolder):
 
         # not a coroutine method: Ray would make this actor an async one, with an event loop
         # of its own
-        return anyio.run(_mapped, self.pipeline, documents)
+        events = anyio.run(_mapped, self.pipeline, documents)
+        if self.index_writer is None:
+            return events
+        return written(events, self.index_writer)
+
+
+def written(events: list[Any], writer: Any) -> list[Any]:
+    """A batch's events with the outputs of each document that has no failed item written
+    with ``writer`` (one part for the batch): an ``Indexed`` in place of each such document's
+    outputs, the ``IndexPart`` before the batch's statistics. A failed document's outputs stay
+    as they are (the driver drops them from the index, as a local run does)."""
+    from ragloom.engines import BatchStats, Indexed, IndexPart
+    from ragloom.events import ItemFailed
+    from ragloom.ingest import doc_of
+
+    failed = {doc_of(e.item) or e.item_id for e in events if isinstance(e, ItemFailed)}
+    chunks: dict[str, list[Any]] = {}
+    for event in events:
+        if not isinstance(event, ItemFailed | BatchStats):
+            doc_id = doc_of(event)
+            if doc_id is not None and doc_id not in failed:
+                chunks.setdefault(doc_id, []).append(event)
+    if not chunks:
+        return events
+    part = writer.write(list(chunks.items()))
+    out: list[Any] = []
+    for event in events:
+        if isinstance(event, BatchStats):
+            out.append(IndexPart(part))
+        elif not isinstance(event, ItemFailed):
+            doc_id = doc_of(event)
+            if doc_id in chunks:
+                if event is chunks[doc_id][0]:
+                    out.append(Indexed(doc_id, len(chunks[doc_id])))
+                continue
+        out.append(event)
+    return out
 
 
 async def _mapped(pipeline: Any, documents: list[Document]) -> list[Any]:
