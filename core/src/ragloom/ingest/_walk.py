@@ -155,17 +155,12 @@ def walk_inputs(
     found: dict[str, InputFile] = {}
     problems: list[WalkProblem] = []
 
-    def add(arg: str, path: str) -> None:
-        absolute = os.path.abspath(path)
-        if absolute in excluded or inside_pruned(absolute):
-            return
-        doc_id = ident(path)
+    def place(path: str, absolute: str, doc_id: str, kept: str | None) -> None:
+        """Record the file, or report its id as taken by another file (the same file named
+        twice is recorded once)."""
         previous = found.get(doc_id)
         if previous is None:
-            found[doc_id] = InputFile(
-                path, doc_id, display_path(path),
-                collection if collection is not None else collection_of(arg, path),
-            )
+            found[doc_id] = InputFile(path, doc_id, display_path(path), kept)
         elif os.path.abspath(previous.path) != absolute:
             problems.append(
                 WalkProblem(
@@ -174,6 +169,15 @@ def walk_inputs(
                     "duplicate-id",
                 )
             )
+
+    def add(arg: str, path: str) -> None:
+        absolute = os.path.abspath(path)
+        if absolute in excluded or inside_pruned(absolute):
+            return
+        place(
+            path, absolute, ident(path),
+            collection if collection is not None else collection_of(arg, path),
+        )
 
     for arg in args:
         if not os.path.isdir(arg):
@@ -199,18 +203,7 @@ def walk_inputs(
                 absolute = os.path.join(absolute_folder, name)
                 if absolute in excluded:
                     continue
-                doc_id = file_id(prefix + name)
-                previous = found.get(doc_id)
-                if previous is None:
-                    found[doc_id] = InputFile(path, doc_id, display_path(path), kept)
-                elif os.path.abspath(previous.path) != absolute:
-                    problems.append(
-                        WalkProblem(
-                            display_path(path), doc_id,
-                            f"its document id {doc_id!r} is already taken by {previous.shown}",
-                            "duplicate-id",
-                        )
-                    )
+                place(path, absolute, file_id(prefix + name), kept)
     files = sorted(found.values(), key=lambda f: f.doc_id)
     problems.sort(key=lambda p: p.doc_id)
     return WalkResult(files, problems, root)
