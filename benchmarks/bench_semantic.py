@@ -337,11 +337,16 @@ def run_keyword(clinc: Clinc, task: str) -> dict[str, Any] | str:
 HALVINGS = 10
 
 
-def halvings_table(clinc: Clinc, tasks: Sequence[str] = ("intent", "domain")) -> None:
+def halvings_table(
+    clinc: Clinc, tasks: Sequence[str] = ("intent", "domain"),
+    confidences: Sequence[str] | None = None,
+) -> None:
     """``min_accuracy=0.90`` fitted on one half, measured on the other: mean and worst of
     :data:`HALVINGS` seeded halvings both ways, per ``confidence`` of the linear scoring."""
     from ragloom_semantic import SemanticRouter
     from ragloom_semantic.router import CONFIDENCES
+
+    confidences = CONFIDENCES if confidences is None else confidences
 
     print(f"\n## min_accuracy=0.90 on {2 * HALVINGS} held-out halves of validation + oos_val\n")
     print("| task | confidence | in-scope accuracy mean / worst | oos rejection mean / worst "
@@ -351,22 +356,27 @@ def halvings_table(clinc: Clinc, tasks: Sequence[str] = ("intent", "domain")) ->
         utterances = [u for u, _ in clinc.val] + clinc.oos_val
         labels: list[str | None] = [clinc.label(i, task) for _, i in clinc.val]
         labels += [None] * len(clinc.oos_val)
-        for confidence in CONFIDENCES:
+        for confidence in (None, *confidences):
+            # None: the default, fit chooses the score (the "fitted" row)
             router = SemanticRouter(clinc.routes(task, clinc.train), "oos", confidence=confidence)
             router.warm_up()
             seconds = best_of(lambda r=router, u=utterances: r.route_many(u), 3)
             runs = []
+            chosen: dict[str, int] = {}
             for seed in range(HALVINGS):
                 order = np.random.default_rng(seed).permutation(len(utterances))
                 halves = [order[: len(order) // 2], order[len(order) // 2 :]]
                 for fit_half, test_half in (halves, halves[::-1]):
                     router.fit([utterances[i] for i in fit_half],
                                [labels[i] for i in fit_half], min_accuracy=0.90)
+                    chosen[router.confidence] = chosen.get(router.confidence, 0) + 1
                     runs.append(_measure(router, [utterances[i] for i in test_half],
                                          [labels[i] for i in test_half]))
             acc, rej = np.asarray(runs).T
             both = int(((acc >= TARGET_FITTED_ACCURACY) & (rej >= TARGET_OOS)).sum())
-            print(f"| {task} | {confidence} | {acc.mean():.3f} / {acc.min():.3f} | "
+            name = confidence or "fitted (the default; chosen: " + ", ".join(
+                f"{c} {n}" for c, n in sorted(chosen.items())) + ")"
+            print(f"| {task} | {name} | {acc.mean():.3f} / {acc.min():.3f} | "
                   f"{rej.mean():.3f} / {rej.min():.3f} | {both} of {len(runs)} | "
                   f"{seconds * 1e3:.0f} |")
             sys.stdout.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
@@ -270,9 +271,18 @@ def test_fit_learns_a_threshold_that_separates_out_of_scope() -> None:
         "general"
     ] * 4
     assert all(d.fallback_reason == "below threshold" for d in decisions[6:])
-    # the threshold lies strictly between the scores it separates
-    raw = SemanticRouter(ROUTES, "general").route_many(utterances)
-    assert max(d.score for d in raw[6:]) < router.threshold < min(d.score for d in raw[:6])
+    # the default holds in-scope accuracy: the threshold keeps the lowest in-scope score, and
+    # rejects every out-of-scope one; the class-balanced criterion cuts between the two
+    def raw() -> list[float]:  # the scores without a threshold, on the score fit chose
+        plain = SemanticRouter(ROUTES, "general", confidence=router.confidence)  # type: ignore[arg-type]
+        return [d.score for d in plain.route_many(utterances)]
+
+    assert router.calibration is not None and router.calibration.criterion == "min_accuracy=0.9"
+    scores = raw()
+    assert max(scores[6:]) < router.threshold == min(scores[:6])
+    router.fit(utterances, labels, criterion="balanced")
+    scores = raw()
+    assert max(scores[6:]) < router.threshold < min(scores[:6])
 
 
 def test_fit_with_min_recall_and_per_route() -> None:
@@ -320,7 +330,7 @@ def fitted(**kwargs: object) -> SemanticRouter:
 
 
 def test_fit_keeps_a_calibration_that_matches_the_decisions() -> None:
-    router = fitted()
+    router = fitted(criterion="balanced")
     calibration = router.calibration
     assert calibration is not None and calibration.criterion == "balanced"
     assert calibration.threshold == router.threshold
@@ -343,13 +353,106 @@ def test_fit_keeps_a_calibration_that_matches_the_decisions() -> None:
 
 
 def test_balanced_rejects_at_least_as_much_as_most_right_outcomes() -> None:
-    balanced = fitted().calibration
+    balanced = fitted(criterion="balanced").calibration
     accuracy = fitted(criterion="accuracy").calibration
     assert balanced is not None and accuracy is not None
     assert balanced.chosen.oos_rejection >= accuracy.chosen.oos_rejection
     assert accuracy.chosen.oos_rejection + accuracy.chosen.in_scope_accuracy <= (
         balanced.chosen.oos_rejection + balanced.chosen.in_scope_accuracy + 1e-9
     )
+
+
+def test_fit_holds_in_scope_accuracy_by_default() -> None:
+    router = fitted()
+    calibration = router.calibration
+    assert calibration is not None and calibration.criterion == "min_accuracy=0.9"
+    # every in-scope utterance is routed right, so the highest threshold that keeps the
+    # accuracy is the lowest in-scope score; out-of-scope ones under it are rejected
+    decisions = router.route_many([u for u, _ in FIT_IN] + FIT_OOS)
+    assert calibration.chosen.in_scope_accuracy == 1.0
+    assert all(d.route == r for d, (_, r) in zip(decisions, FIT_IN, strict=False))
+    assert router.threshold == min(d.score for d in decisions[: len(FIT_IN)])
+    assert calibration.chosen.oos_rejection > 0
+    # a lower accuracy to hold: a higher threshold, more rejected
+    loose = fitted(min_accuracy=0.6)
+    assert loose.threshold is not None and loose.threshold > router.threshold
+    assert loose.calibration is not None
+    assert loose.calibration.chosen.oos_rejection >= calibration.chosen.oos_rejection
+
+
+class SynonymEncoder(HashingEncoder):
+    """Bag of words where each synonym counts as its word: in-scope queries worded with
+    synonyms are similar to their route's examples but share no word with them."""
+
+    SYNONYMS = {
+        "drizzle": "rain", "outlook": "forecast", "morrow": "tomorrow", "bright": "sunny",
+        "saturday": "weekend", "climate": "weather", "reimburse": "refund", "bill": "invoice",
+        "remittance": "payment", "billed": "charged", "plastic": "card", "double": "twice",
+    }
+
+    def __init__(self) -> None:
+        super().__init__(dim=512)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return super().encode(
+            [" ".join(self.SYNONYMS.get(w, w) for w in t.lower().split()) for t in texts]
+        )
+
+
+SYNONYM_ROUTES = [
+    {"name": "weather", "examples": ["rain forecast tomorrow", "sunny weekend weather"]},
+    {"name": "billing", "examples": ["refund invoice payment", "charged card twice"]},
+]
+SYNONYM_SET: list[tuple[str, str | None]] = [
+    *[(q, "weather") for q in (
+        "drizzle outlook morrow", "bright saturday climate", "drizzle climate saturday",
+        "outlook bright morrow", "climate outlook drizzle", "saturday morrow bright",
+    )],
+    *[(q, "billing") for q in (
+        "reimburse bill remittance", "billed plastic double", "reimburse remittance plastic",
+        "bill billed double", "double reimburse bill", "plastic remittance billed",
+    )],
+    *[(q, None) for q in (
+        "football match score", "capital city australia", "jupiter moons count",
+        "cat joke please", "piano lesson tonight", "movie night ideas",
+        "garden hose repair", "chess opening names", "train station directions",
+        "poem about autumn", "best pizza nearby", "learn spanish quickly",
+    )],
+]
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"criterion": "balanced"}])
+def test_fit_chooses_the_score(kwargs: dict) -> None:
+    # labelled utterances that share words with their routes: the covered score does as well
+    # (the default) or better (balanced: it keeps more in-scope ones), and is preferred
+    utterances = [u for u, _ in FIT_IN] + FIT_OOS
+    labels: list[str | None] = [r for _, r in FIT_IN] + [None] * len(FIT_OOS)
+    router = SemanticRouter(ROUTES, "general", encoder=HashingEncoder())  # linear, none given
+    assert router.confidence == "discounted" and not router.confidence_fixed
+    router.fit(utterances, labels, **kwargs)
+    calibration = router.calibration
+    assert calibration is not None and set(calibration.tried) == {"discounted", "covered"}
+    assert calibration.confidence == router.confidence == "covered"
+    assert calibration.chosen == calibration.tried["covered"]
+    assert "score: confidence='covered'" in calibration.table()
+    # routes of two examples, in-scope queries in other words: no in-scope query shares a
+    # word with its route, the discounted score separates them and is chosen
+    texts, names = [u for u, _ in SYNONYM_SET], [r for _, r in SYNONYM_SET]
+    synonyms = SemanticRouter(SYNONYM_ROUTES, "general", encoder=SynonymEncoder())
+    synonyms.fit(texts, names, **kwargs)
+    tried = synonyms.calibration.tried if synonyms.calibration else {}
+    assert synonyms.confidence == "discounted"
+    assert tried["discounted"].oos_rejection == tried["discounted"].in_scope_accuracy == 1.0
+    assert tried["covered"].oos_rejection + tried["covered"].in_scope_accuracy < 1.5
+    assert [d.route for d in synonyms.route_many(texts)] == [r or "general" for r in names]
+    # a score given is kept, and fit measures it alone
+    for name, point in tried.items():
+        forced = SemanticRouter(
+            SYNONYM_ROUTES, "general", confidence=name, encoder=SynonymEncoder()  # type: ignore[arg-type]
+        )
+        forced.fit(texts, names, **kwargs)
+        assert forced.calibration is not None and forced.calibration.tried == {}
+        assert forced.confidence == name and forced.calibration.chosen == point
 
 
 @pytest.mark.parametrize("share", [0.25, 0.5, 0.75, 1.0])
@@ -370,7 +473,7 @@ def test_fit_with_a_target_out_of_scope_recall(share: float) -> None:
         (["a", "b"], ["weather"], {}, "differ in length"),
         ([], [], {}, "at least one"),
         (["a"], ["nope"], {}, "label 'nope'"),
-        (["a"], ["weather"], {}, "out-of-scope utterances"),
+        (["a"], ["weather"], {"criterion": "balanced"}, "out-of-scope utterances"),
         (["a"], ["weather"], {"min_recall": 0}, "min_recall"),
         ("ab", ["weather", None], {}, "sequences"),
         (["a", "b"], ["weather", None], {"criterion": "best"}, "criterion must be one of"),

@@ -10,7 +10,7 @@ import math
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -38,6 +38,7 @@ __all__ = [
     "BELOW_THRESHOLD",
     "CONFIDENCES",
     "CRITERIA",
+    "DEFAULT_MIN_ACCURACY",
     "EMPTY_QUERY",
     "SCORINGS",
     "Calibration",
@@ -57,6 +58,15 @@ Scoring = Literal["linear", "knn", "centroid", "hybrid"]
 SCORINGS: tuple[str, ...] = ("linear", "knn", "centroid", "hybrid")
 Confidence = Literal["discounted", "covered", "similarity"]
 CONFIDENCES: tuple[str, ...] = ("discounted", "covered", "similarity")
+#: The score of an unfitted router made without ``confidence``.
+DEFAULT_CONFIDENCE = "discounted"
+#: The scores :meth:`SemanticRouter.fit` chooses between when none was given, the preferred
+#: first: another is chosen only when it does clearly better on the fit's utterances.
+FITTED_CONFIDENCES: tuple[str, ...] = ("covered", "discounted")
+#: How clearly (one-sided z of the two-sample difference) another score must do better.
+_CHOICE_Z = 1.645
+#: The in-scope accuracy that :meth:`SemanticRouter.fit` holds when given no criterion.
+DEFAULT_MIN_ACCURACY = 0.90
 Criterion = Literal["balanced", "accuracy"]
 CRITERIA: tuple[str, ...] = ("balanced", "accuracy")
 
@@ -93,6 +103,8 @@ class Calibration:
     point per out-of-scope rejection level (0%, 5%, ..., 100%: the lowest threshold that
     rejects that share, and the in-scope accuracy it leaves), so that another operating point
     can be picked from it (``router.threshold = calibration.point(0.8).threshold``).
+    ``confidence`` is the score the threshold is on; when ``fit`` chose it, ``tried`` has the
+    point each score gave under the same rule (empty when the score was given).
     """
 
     criterion: str
@@ -101,6 +113,8 @@ class Calibration:
     curve: tuple[CalibrationPoint, ...]
     in_scope: int
     out_of_scope: int
+    confidence: str = DEFAULT_CONFIDENCE
+    tried: Mapping[str, CalibrationPoint] = field(default_factory=dict)
 
     def point(self, oos_rejection: float) -> CalibrationPoint:
         """The curve point with the lowest threshold that rejects at least ``oos_rejection``
@@ -115,6 +129,12 @@ class Calibration:
         lines = [
             f"criterion: {self.criterion}; {self.in_scope} in-scope and {self.out_of_scope} "
             "out-of-scope utterances",
+            f"score: confidence={self.confidence!r}"
+            + "".join(
+                f"; {name}: {p.oos_rejection:.1%} out-of-scope rejected at "
+                f"{p.in_scope_accuracy:.1%} in-scope accuracy"
+                for name, p in self.tried.items()
+            ),
             f"{'threshold':>10}  {'oos rejected':>12}  {'in-scope accuracy':>17}  "
             f"{'in-scope kept':>13}",
         ]
@@ -220,7 +240,7 @@ class SemanticRouter(Router):
       out-of-scope queries better when each route has many examples and the threshold is
       fitted (CLINC150: 100 per route), but with a handful of examples most words of an
       in-scope query are new to its route too, and every score is lower than a hand-set
-      threshold expects.
+      threshold expects. Unless it is given, :meth:`fit` chooses between the two.
     - ``"knn"``: a route's score is the mean of the query's ``top_k`` highest cosine
       similarities to the route's examples; the highest score wins.
     - ``"centroid"``: cosine similarity to the mean of the route's examples.
@@ -250,6 +270,8 @@ class SemanticRouter(Router):
         use_descriptions: embed route descriptions as examples.
         confidence: ``"discounted"``, ``"covered"`` or ``"similarity"``: the score of a
             ``"linear"`` decision (see above; the other scorings keep their similarity).
+            ``None`` (default): ``"discounted"`` until :meth:`fit` chooses between
+            ``"covered"`` and it by what each does on the labelled utterances.
         encoder: an object with ``name`` and ``encode(texts) -> (n, d) unit rows`` used instead
             of a model (tests, custom embeddings). Not part of :meth:`config`.
 
@@ -274,7 +296,7 @@ class SemanticRouter(Router):
         oos_label: str | None = None,
         examples_per_prototype: int = 64,
         use_descriptions: bool = True,
-        confidence: Confidence = "discounted",
+        confidence: Confidence | None = None,
         encoder: Encoder | None = None,
     ) -> None:
         if isinstance(routes, str | os.PathLike):
@@ -304,7 +326,7 @@ class SemanticRouter(Router):
             raise ConfigurationError(
                 f"scoring must be one of {', '.join(map(repr, SCORINGS))}, got {scoring!r}"
             )
-        if confidence not in CONFIDENCES:
+        if confidence is not None and confidence not in CONFIDENCES:
             raise ConfigurationError(
                 f"confidence must be one of {', '.join(map(repr, CONFIDENCES))}, "
                 f"got {confidence!r}"
@@ -354,7 +376,11 @@ class SemanticRouter(Router):
         self.oos_label = oos_label
         self.examples_per_prototype = examples_per_prototype
         self.use_descriptions = use_descriptions
-        self.confidence: str = confidence
+        #: The score of a ``"linear"`` decision; :meth:`fit` chooses it when the constructor
+        #: was not given one (see :attr:`confidence_fixed`).
+        self.confidence: str = confidence or DEFAULT_CONFIDENCE
+        #: Whether the score was given (constructor, saved router), so that :meth:`fit` keeps it.
+        self.confidence_fixed = confidence is not None
         #: What the last :meth:`fit` measured and chose (``None`` before any fit).
         self.calibration: Calibration | None = None
         self._encoder = encoder
@@ -556,18 +582,35 @@ class SemanticRouter(Router):
             return np.asarray((knn + state.index.centroid_scores(vectors)) / 2, dtype=np.float32)
         return knn
 
+    def _with_coverage(self) -> _State:
+        """The state with the word coverage of the route examples (built once)."""
+        with self._state_lock:
+            state = self._state
+            assert state is not None and state.head is not None
+            if state.coverage is None:
+                state = replace(
+                    state, coverage=WordCoverage.build(state.texts, state.text_routes)
+                )
+                self._state = state
+            return state
+
     def _rank(
-        self, state: _State, vectors: np.ndarray, queries: Sequence[str]
+        self, state: _State, vectors: np.ndarray, queries: Sequence[str],
+        confidence: str | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Best route, its score, runner-up and its score for each query (vector)."""
+        """Best route, its score, runner-up and its score for each query (vector), scored
+        by ``confidence`` (default: the router's)."""
+        confidence = confidence or self.confidence
+        if confidence == "covered" and state.head is not None and state.coverage is None:
+            state = self._with_coverage()  # the score was changed after the state was built
         if self.scoring == "linear" and state.head is not None:
             best, best_p, second, second_p = top_two(state.head.route_probabilities(vectors))
             best_score = state.index.knn_scores_for(vectors, best, self.top_k)
             second_score = state.index.knn_scores_for(vectors, second, self.top_k)
-            if self.confidence != "similarity":
+            if confidence != "similarity":
                 best_score = np.asarray(best_score * np.sqrt(best_p), dtype=np.float32)
                 second_score = np.asarray(second_score * np.sqrt(second_p), dtype=np.float32)
-            if state.coverage is not None:
+            if confidence == "covered" and state.coverage is not None:
                 # The word coverage separates out-of-scope queries that the similarity and the
                 # probability do not: on CLINC150 (routes from train, min_accuracy=0.90 fitted
                 # on one half of val + oos_val, measured on the other; 10 random halvings, both
@@ -601,7 +644,7 @@ class SemanticRouter(Router):
         utterances: Sequence[str],
         labels: Sequence[str | None],
         *,
-        criterion: Criterion = "balanced",
+        criterion: Criterion | None = None,
         oos_recall: float | None = None,
         min_recall: float | None = None,
         min_accuracy: float | None = None,
@@ -615,24 +658,38 @@ class SemanticRouter(Router):
         in-scope one is *right* when routed to its label and kept, an out-of-scope one when
         sent to the default route. How the global ``threshold`` is chosen:
 
-        - ``criterion="balanced"`` (default): the threshold that maximises the in-scope
-          accuracy plus the out-of-scope rejection rate, so that both classes weigh the same
-          however many utterances each has;
+        - ``min_accuracy=a``: the highest threshold (the most out-of-scope rejection) whose
+          in-scope accuracy stays at least ``a`` on utterances it was not fitted on: the
+          accuracy measured here less a one-sided 95% margin (1.645 standard errors) must
+          reach ``a`` (no threshold when nothing does). Given nothing else, ``fit`` holds
+          :data:`DEFAULT_MIN_ACCURACY` (0.90) this way;
+        - ``criterion="balanced"``: the threshold that maximises the in-scope accuracy plus
+          the out-of-scope rejection rate, so that both classes weigh the same however many
+          utterances each has (it rejects more and keeps less: see the calibration curve);
         - ``criterion="accuracy"``: the threshold with the most right outcomes (with many
           more in-scope than out-of-scope utterances it rarely rejects anything);
         - ``oos_recall=r``: the lowest threshold that sends at least the share ``r`` of the
           out-of-scope utterances to the default route (the most in-scope accuracy for that
           rejection);
         - ``min_recall=r``: the highest threshold that keeps the share ``r`` of the in-scope
-          utterances (no out-of-scope utterance needed);
-        - ``min_accuracy=a``: the highest threshold (the most out-of-scope rejection) whose
-          in-scope accuracy stays at least ``a`` on utterances it was not fitted on: the
-          accuracy measured here less a one-sided 95% margin (1.645 standard errors) must
-          reach ``a`` (no threshold when nothing does).
+          utterances (no out-of-scope utterance needed).
+
+        The score is fitted too: a router made without ``confidence`` (and with ``"linear"``
+        scoring) tries ``"covered"`` and ``"discounted"`` on the utterances, each with the
+        threshold its rule gives, and keeps ``"covered"`` unless ``"discounted"`` does clearly
+        better by that rule (out-of-scope rejection for ``min_accuracy`` and ``min_recall``,
+        in-scope accuracy for ``oos_recall``, their sum for the criteria) - by more than
+        1.645 standard errors of the difference, so that the noise of a small fit set does
+        not decide. The word coverage separates out-of-scope queries better when routes have
+        many examples (CLINC150 domains: on each of 20 held-out halves it rejected at least as
+        much), and can do worse with a handful, when in-scope queries use words no example
+        of their route has. A ``confidence`` given to the constructor, or a loaded router's,
+        is kept.
 
         What was measured is kept in :attr:`calibration`: the chosen point and the trade-off
         curve (in-scope accuracy at each out-of-scope rejection level), from which another
-        threshold can be picked. With ``per_route``, each route whose decisions include at
+        threshold can be picked, and the score chosen with what each score tried gave. With
+        ``per_route``, each route whose decisions include at
         least ``min_route_examples`` labelled utterances (some of them out-of-scope) gets its
         own threshold by the same rule; the others use the global one.
 
@@ -641,8 +698,8 @@ class SemanticRouter(Router):
         Raises:
             ConfigurationError: mismatched lengths, no utterances, an unknown label or
                 criterion, more than one of ``oos_recall``, ``min_recall`` and
-                ``min_accuracy``, a share outside (0, 1], or no out-of-scope utterances without
-                ``min_recall`` or ``min_accuracy``.
+                ``min_accuracy``, a share outside (0, 1], or no out-of-scope utterances for
+                ``criterion`` or ``oos_recall``.
         """
         if isinstance(utterances, str) or isinstance(labels, str):
             raise ConfigurationError("utterances and labels must be sequences, not strings")
@@ -652,7 +709,7 @@ class SemanticRouter(Router):
             )
         if not utterances:
             raise ConfigurationError("fit needs at least one labelled utterance")
-        if criterion not in CRITERIA:
+        if criterion is not None and criterion not in CRITERIA:
             raise ConfigurationError(
                 f"criterion must be one of {', '.join(map(repr, CRITERIA))}, got {criterion!r}"
             )
@@ -666,6 +723,8 @@ class SemanticRouter(Router):
                 raise ConfigurationError(f"{name} must be in (0, 1], got {share!r}")
         if sum(x is not None for x in (oos_recall, min_recall, min_accuracy)) > 1:
             raise ConfigurationError("give one of oos_recall, min_recall and min_accuracy")
+        if criterion is None and oos_recall is None and min_recall is None:
+            min_accuracy = DEFAULT_MIN_ACCURACY if min_accuracy is None else min_accuracy
         position = {r.name: i for i, r in enumerate(self._scorable)}
         oos_names = {self.oos_label} if self.oos_label is not None else set()
         if self._default_route is not None and self._default_route not in position:
@@ -691,11 +750,27 @@ class SemanticRouter(Router):
             raise ConfigurationError("min_recall and min_accuracy need in-scope utterances")
         state = self.warm_up()
         vectors = self.encoder.encode(list(utterances))
-        best, score, _, _ = self._rank(state, vectors, utterances)
-        score = np.asarray(score, dtype=np.float64)
-        correct = in_scope & (best == target)
-        rule = _Rule(criterion, oos_recall, min_recall, min_accuracy)
-        global_threshold = rule.threshold(score, correct, in_scope, oos)
+        rule = _Rule(criterion or "balanced", oos_recall, min_recall, min_accuracy)
+        candidates = [self.confidence]
+        if not self.confidence_fixed and state.head is not None and oos.any():
+            candidates = list(FITTED_CONFIDENCES)
+            state = self._with_coverage()
+        tried: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float | None]] = {}
+        points: dict[str, CalibrationPoint] = {}
+        for confidence in candidates:
+            best, raw, _, _ = self._rank(state, vectors, utterances, confidence)
+            score = np.asarray(raw, dtype=np.float64)
+            correct = in_scope & (best == target)
+            cut = rule.threshold(score, correct, in_scope, oos)
+            tried[confidence] = (best, score, correct, cut)
+            points[confidence] = _point(cut, score, correct, in_scope, oos)
+        chosen = candidates[0]
+        n_in, n_oos = int(in_scope.sum()), int(oos.sum())
+        for other in candidates[1:]:
+            if rule.clearly_better(points[other], points[chosen], n_in, n_oos):
+                chosen = other
+        best, score, correct, global_threshold = tried[chosen]
+        self.confidence = chosen
         routes = list(self._routes)
         for i, route in enumerate(routes):
             if route.name not in position:
@@ -715,7 +790,10 @@ class SemanticRouter(Router):
         self._routes = tuple(routes)
         self._scorable = tuple(r for r in self._routes if r.name in position)
         self.threshold = global_threshold
-        self.calibration = _calibrate(rule.name, global_threshold, score, correct, in_scope, oos)
+        self.calibration = _calibrate(
+            rule.name, global_threshold, score, correct, in_scope, oos,
+            confidence=chosen, tried=points if len(points) > 1 else {},
+        )
         return self
 
     # -- persistence -------------------------------------------------------------------------
@@ -823,6 +901,31 @@ class _Rule:
             return f"min_recall={self.min_recall:g}"
         return self.criterion
 
+    def clearly_better(
+        self, other: CalibrationPoint, preferred: CalibrationPoint, n_in: int, n_oos: int
+    ) -> bool:
+        """Whether ``other`` beats ``preferred`` by more than the noise of the fit's
+        utterances (:data:`_CHOICE_Z` standard errors of the difference of two proportions)
+        on what this rule maximises: out-of-scope rejection for ``min_accuracy`` and
+        ``min_recall``, in-scope accuracy for ``oos_recall``, their sum for the criteria."""
+
+        def spread(a: float, b: float, n: int) -> float:
+            mean = (a + b) / 2
+            return 2 * mean * (1 - mean) / n if n else 0.0
+
+        rejection = spread(other.oos_rejection, preferred.oos_rejection, n_oos)
+        accuracy = spread(other.in_scope_accuracy, preferred.in_scope_accuracy, n_in)
+        if self.min_accuracy is not None or self.min_recall is not None:
+            gain, variance = other.oos_rejection - preferred.oos_rejection, rejection
+        elif self.oos_recall is not None:
+            gain, variance = other.in_scope_accuracy - preferred.in_scope_accuracy, accuracy
+        else:
+            gain = (other.oos_rejection + other.in_scope_accuracy) - (
+                preferred.oos_rejection + preferred.in_scope_accuracy
+            )
+            variance = rejection + accuracy
+        return gain > _CHOICE_Z * math.sqrt(variance)
+
     def threshold(
         self, score: np.ndarray, correct: np.ndarray, in_scope: np.ndarray, oos: np.ndarray
     ) -> float | None:
@@ -861,6 +964,9 @@ def _calibrate(
     correct: np.ndarray,
     in_scope: np.ndarray,
     oos: np.ndarray,
+    *,
+    confidence: str,
+    tried: Mapping[str, CalibrationPoint],
 ) -> Calibration:
     curve: list[CalibrationPoint] = []
     if oos.any():
@@ -874,4 +980,6 @@ def _calibrate(
         curve=tuple(curve),
         in_scope=int(in_scope.sum()),
         out_of_scope=int(oos.sum()),
+        confidence=confidence,
+        tried=dict(tried),
     )
