@@ -670,7 +670,7 @@ def _local_antecedent(clause: _Clause) -> bool:
         # "grep the source as it was": "as" before a pronoun opens a clause too
         opens = low in lx.SUBORDINATE_OPENERS or (
             low == "as" and k < len(toks) and bool(toks[k][3] & REF)
-        )
+        ) or (low == "and" and _then_verb(toks, j + 1))
         if noun and (opens or (flags & PREP and nxt.endswith("ing"))):
             inner = True
         elif (
@@ -681,6 +681,15 @@ def _local_antecedent(clause: _Clause) -> bool:
             noun = True
             plural = plural or (low.endswith("s") and not low.endswith("ss"))
     return False
+
+
+def _then_verb(toks: list[Token], k: int) -> bool:
+    """Whether a verb stands at ``k`` (past a "then"): after "and", a second action of the
+    same question, whose pronoun stands for its nouns ("take a commit from one branch and
+    apply it to another")."""
+    if k < len(toks) and toks[k][0] == "then":
+        k += 1
+    return k < len(toks) and bool(toks[k][3] & V) and not toks[k][3] & (AUX | WH)
 
 
 def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:

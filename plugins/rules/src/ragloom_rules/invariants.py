@@ -167,7 +167,18 @@ def _clause_start(words: list[str], marks: list[bool], p: int, inner: bool = Tru
             return j  # "grep the source as it was"
         if inner and j > 0 and not marks[j - 1] and _opens_gerund(words, j):
             return j  # "reject text instead of silently storing it"
+        if inner and j > 0 and not marks[j - 1] and _second_action(words, j, p):
+            return j  # "take a commit from one branch and apply it to another"
     return 0
+
+
+def _second_action(words: list[str], j: int, p: int) -> bool:
+    """Whether word ``j`` is an "and" (or "and then") before a verb, before ``p``: a second
+    action of the same question."""
+    if words[j] != "and":
+        return False
+    k = j + 1 + (j + 1 < p and words[j + 1] == "then")
+    return k < p and words[k] in VERBS
 
 
 def _opens_gerund(words: list[str], j: int) -> bool:
