@@ -217,7 +217,8 @@ def _words_until_semicolon(toks: list[Token], j: int) -> int:
 
 def _asks_at(toks: list[Token], j: int) -> bool:
     """Whether a question starts at token ``j``, maybe after a short introduction that ends
-    at a comma ("on the receiving side, how do I", "once I dpkg -i the result, what")."""
+    at a comma ("on the receiving side, how do I", "once I dpkg -i the result, what") or at
+    the question word ("on the mail host how do I")."""
     if _starts_question(toks, j):
         return True
     n = len(toks)
@@ -229,6 +230,9 @@ def _asks_at(toks: list[Token], j: int) -> bool:
             return False
         if low == ",":
             return _starts_question(toks, k + 1)
+        if toks[k][3] & WH and low not in _INTRO_WH and toks[k + 1][3] & AUX:
+            # "and on the mail host how do I configure ...": no comma after the place
+            return _starts_question(toks, k)
     return False
 
 
