@@ -185,6 +185,25 @@ def _unresolved_reference(toks: list[Token], a: int, b: int) -> bool:
     return False
 
 
+#: Words that open an introduction of an action ("once the numbers are loaded, compute").
+_INTRO_OPENERS = lx.words("once after when before if whenever")
+
+
+def _intro_comma(toks: list[Token], j: int) -> int | None:
+    """The comma that ends an introduction opened at ``j`` ("once the rows are in, ...")
+    when an action follows it, else ``None``."""
+    n = len(toks)
+    if j >= n or toks[j][0] not in _INTRO_OPENERS:
+        return None
+    for k in range(j + 2, min(n - 1, j + 14)):
+        low = toks[k][0]
+        if low in (";", ".", "?", "!", ":", "and", "or", "but"):
+            return None
+        if low == ",":
+            return k if verb_at(toks, k + 1) else None
+    return None
+
+
 def _words(toks: list[Token], a: int, b: int) -> int:
     return sum(1 for t in toks[a:b] if not t[3] & P)
 
@@ -199,6 +218,7 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
     if f is None or one_action(text):
         return None
     seps: list[tuple[int, int]] = []  # (end of the previous action, start of the next one)
+    intros: dict[int, int] = {}  # an action's start -> the comma after its introduction
     objects = False
     depth = 0
     k = f + 1
@@ -230,6 +250,15 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
         start = j
         while j < n - 1 and _adverb(toks[j][0]) and not toks[j][3] & (B | D):
             j += 1
+        at = j + (j < n and toks[j][0] == ",")
+        comma = _intro_comma(toks, at) if low in (",", "and") else None
+        if comma is not None:
+            # "..., and, once the numbers are loaded, compute a total": the action after the
+            # introduction, which stays with it
+            seps.append((k, at))
+            intros[at] = comma
+            k = comma + 1
+            continue
         if verb_at(toks, j):
             seps.append((k, start))
         elif "also" in cues and not seps and j < n - 1 and not toks[j][3] & (B | P):
@@ -261,7 +290,17 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
         if _words(toks, a, b) < 2 or v + 1 >= b or toks[v + 1][3] & P:
             return None  # "add, temporarily disable, and re-enable a user": one task
     frame = text[: toks[begin][1]]
-    out = [text[toks[a][1] : toks[b - 1][2]] for a, b in items]
+    out = []
+    for a, b in items:
+        while b - 1 > a and toks[b - 1][0] == ",":
+            b -= 1  # "A, B, and, once ..., C": B without its comma
+        c = intros.get(a)
+        if c is None:
+            out.append(text[toks[a][1] : toks[b - 1][2]])
+        else:  # the action first, then its introduction: "compute a total, once ..."
+            action = text[toks[c + 1][1] : toks[b - 1][2]]
+            out.append(f"{action}, {text[toks[a][1] : toks[c - 1][2]]}")
+    items = [(intros[a] + 1 if a in intros else a, b) for a, b in items]  # the actions
     if any(_unresolved_reference(toks, a, b) for a, b in items[1:]):
         # "create a role ..., grant it read access": "it" is what the first action made
         span = None if objects else _object(toks, f)
