@@ -50,7 +50,7 @@ def test_a_fold_builds_the_index_and_search_stays_exact_in_what_it_reads(tmp_pat
     assert not any(name.startswith("vector_ivf") for name in indexes(store))  # 500 rows
     store.write(docs[50:])
     store.optimize()
-    assert "vector_ivf10" in indexes(store)  # round(sqrt(1600) / 4) partitions
+    assert "vector_ivfrq10" in indexes(store)  # round(sqrt(1600) / 4) partitions
     rng = np.random.default_rng(7)
     for _ in range(10):
         query = rng.standard_normal(DIM).astype(np.float32)
@@ -84,16 +84,16 @@ def test_the_index_is_retrained_as_the_table_grows_and_can_be_turned_off(tmp_pat
     with LanceDBStore(tmp_path / "grow", vector_index_rows=300) as store:
         store.write(small)
         store.optimize()
-        assert "vector_ivf5" in indexes(store)
+        assert "vector_ivfrq5" in indexes(store)
         more, _ = documents(800, seed=3, prefix="m")
         store.write(more)
         store.optimize()  # 1,200 rows want 9 partitions: not yet twice as many
-        assert "vector_ivf5" in indexes(store)
+        assert "vector_ivfrq5" in indexes(store)
         extra, _ = documents(800, seed=4, prefix="x")
         store.write(extra)
         store.optimize()  # 2,000 rows want 11 partitions
         names = indexes(store)
-        assert "vector_ivf11" in names and "vector_ivf5" not in names
+        assert "vector_ivfrq11" in names and "vector_ivfrq5" not in names
     with LanceDBStore(tmp_path / "off", vector_index_rows=None) as store:
         store.write(small)
         store.optimize()
