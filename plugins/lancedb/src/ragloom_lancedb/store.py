@@ -219,13 +219,17 @@ class LanceDBStore(Store):
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
     table holds ``vector_index_rows`` chunks (50,000 by default) and :meth:`optimize` has
-    run; from then on an approximate index exists: IVF_FLAT,
-    ``round(sqrt(rows) / 4)`` partitions of exact vectors, retrained when the table has grown
-    enough to want twice as many partitions. A search then reads the ``vector_nprobes``
-    partitions nearest to the query (default: a quarter of them, at least 20): scores stay
-    exact cosines, but a chunk in a partition not read can be missed (on 100k chunks of real
-    text, 98-99% of the exact top 10 are found, in a quarter of the time). Rows added since
-    the last fold are searched exactly. A search with ``where`` that finds fewer than
+    run; from then on an approximate index exists: IVF_RQ, ``round(sqrt(rows) / 4)``
+    partitions of vectors quantized to one bit per dimension (RaBitQ), retrained when the
+    table has grown enough to want twice as many partitions. A search then reads the
+    ``vector_nprobes`` partitions nearest to the query (default: a quarter of them, at least
+    20; a search that would read them all is exact instead) and ranks the best 100 of what it
+    finds (at least twice ``top_k``) again by their exact vectors: scores stay exact cosines,
+    but a chunk in a partition not read, or placed too low by its quantized vector, can be
+    missed (on a million chunks of real text, 99% of the exact top 10 of stored vectors are
+    found). An index that an older version built of exact vectors (IVF_FLAT) is still read,
+    and :meth:`optimize` rebuilds it quantized. Rows added since the last fold are searched
+    exactly. A search with ``where`` that finds fewer than
     ``top_k`` chunks this way is repeated exactly, so a selective condition never loses
     matches to the index.
     ``"text"``: LanceDB's full-text index over each chunk's search text (its document's title
@@ -264,8 +268,8 @@ class LanceDBStore(Store):
     **Memory.** A write holds its batch's rows, a fold what was written since the last one;
     after every write and fold the C heap's free pages go back to the OS. Only
     :meth:`optimize` works on the whole table: merging the index segments, and building the
-    IVF index, which with lancedb 0.40 holds every vector (about 1.7 KB per chunk of 256
-    dimensions).
+    IVF index, which reads every vector (the IVF_FLAT index of older versions held them all
+    with lancedb 0.40, about 1.7 KB per chunk of 256 dimensions).
 
     **Reading without LanceDB.** Where Lance's package is installed (the ``lance`` extra), a
     store that has not written reads through Lance and never imports lancedb (seconds of
