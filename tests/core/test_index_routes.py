@@ -322,3 +322,49 @@ def test_a_last_sentence_that_decides_is_searched_beside_its_ask() -> None:
         (f"{situation} {vague}", {"collection": ["git"]}, 0.5),
         (vague, {"collection": ["git"]}, 0.5),
     ]
+
+
+class Meeting(Found):
+    """A probe whose searches wait for each other: each returns only once ``count`` of them
+    are under way at the same time (it raises after a long wait, which the router reports
+    as a fallback)."""
+
+    def __init__(self, found: dict[str, list[str]], count: int) -> None:
+        import threading
+
+        super().__init__(found)
+        self.barrier = threading.Barrier(count, timeout=30)
+
+    def retrieve(self, query: str, *, top_k: int | None = None,
+                 where: Any = None) -> list[ScoredChunk]:
+        self.barrier.wait()
+        return super().retrieve(query, top_k=top_k, where=where)
+
+
+@pytest.mark.anyio
+async def test_the_asks_of_a_question_are_routed_at_once() -> None:
+    from ragloom.multi_query import MultiQueryRoutingPipeline
+    from ragloom.query import QueryTransformer
+
+    class Split(QueryTransformer):
+        def config(self) -> dict[str, Any]:
+            return {}
+
+        def transform_sync(self, query: str) -> list[str]:
+            return query.split(" | ")
+
+    situation = "Our Debian server runs on UTC."
+    ask = "In a SQLite query, how do I format a timestamp?"
+    # three asks, one of two sentences: four searches of the index, all under way at once
+    probe = Meeting({
+        "all git": ["git"] * 10, "all debian": ["debian"] * 10,
+        f"{situation} {ask}": ["debian"] * 6 + ["sqlite"] * 4, ask: ["sqlite"] * 10,
+    }, count=4)
+    router = CollectionRouter(None, collections=["git", "sqlite", "debian"], probe=probe)
+    planned = await MultiQueryRoutingPipeline(Split(), router).plan(
+        f"all git | {situation} {ask} | all debian"
+    )
+    assert [(r.route, r.retrieval) for r in planned.routing_plan] == [
+        ("git", "restrict"), ("sqlite", "restrict"), ("debian", "restrict"),
+    ]
+    assert sorted(q for q, _ in probe.calls) == sorted([*probe.found])

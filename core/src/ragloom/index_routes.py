@@ -899,6 +899,26 @@ class CollectionRouter(Router):
                 return alone
         return self._decide(query)
 
+    async def route(self, query: str) -> RouteDecision:
+        """:meth:`route_sync`, with a probe's searches (the ask's, and its last sentence's)
+        run at once in worker threads: the route step awaits a question's asks together, so
+        their searches of the index overlap instead of queueing one after another."""
+        if self.probe is None:
+            return self.route_sync(query)
+        import anyio
+
+        ask = _last_sentence(query)
+        texts = [query] if ask is None else [query, ask]
+        found: list[dict[str, float]] = [{} for _ in texts]
+
+        async def one(i: int, text: str) -> None:
+            found[i] = await anyio.to_thread.run_sync(self.shares, text)
+
+        async with anyio.create_task_group() as tg:
+            for i, text in enumerate(texts):
+                tg.start_soon(one, i, text)
+        return self._by_search(found[0], None if ask is None else (ask, found[1]))
+
     def shares(self, query: str) -> dict[str, float]:
         """Each collection's share of what a search of the whole index for ``query`` finds
         first (its top :attr:`probe_k` passages, the passage at rank r weighing

@@ -67,6 +67,6 @@ def test_folds_never_rewrite_the_table_or_merge_its_indexes(tmp_path, monkeypatc
         assert "3,000 chunks" in (store.optimize_due() or "")
         store.optimize()  # merges the segments and builds the vector index
         merged = segments()
-        assert merged["search_text_idx"] == 1 and "vector_ivf14" in merged  # sqrt(3000) / 4
+        assert merged["search_text_idx"] == 1 and "vector_ivfrq14" in merged  # sqrt(3000) / 4
         assert store.optimize_due() is None
         assert len(store.search(text="batch3", top_k=1000, mode="text")) == 500

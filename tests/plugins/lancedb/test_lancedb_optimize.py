@@ -56,8 +56,8 @@ def test_optimize_is_safe_while_a_reader_searches(tmp_path) -> None:
     assert before[2][0][0] == "b4-12#1" and len(before[0]) == len(before[2]) == 10
     version = reader.read_version()
     with LanceDBStore(path, vector_index_rows=500) as optimizer:
-        optimizer.optimize()  # compacts, builds vector_ivf8, removes the old versions
-        assert "vector_ivf8" in optimizer.info().details["indexes"]
+        optimizer.optimize()  # compacts, builds vector_ivfrq8, removes the old versions
+        assert "vector_ivfrq8" in optimizer.info().details["indexes"]
     import lance
 
     kept = [v["version"] for v in lance.dataset(str(path / "chunks.lance")).versions()]
@@ -66,3 +66,31 @@ def test_optimize_is_safe_while_a_reader_searches(tmp_path) -> None:
     assert ranking(reader, query) == before
     assert reader.read_version() != version
     reader.close()
+
+
+def test_a_row_found_again_at_the_same_version_is_not_read_again(tmp_path, monkeypatch) -> None:
+    import lance
+
+    taken: list[int] = []
+    take = lance.LanceDataset._take_rows
+
+    def counting(self, row_ids, *args, **kwargs):
+        taken.append(len(row_ids))
+        return take(self, row_ids, *args, **kwargs)
+
+    monkeypatch.setattr(lance.LanceDataset, "_take_rows", counting)
+    path = tmp_path / "index"
+    with LanceDBStore(path, vector_index_rows=None) as writer:
+        writer.write(batch(150, seed=1, prefix="b4-"))
+    query = np.random.default_rng(3).standard_normal(DIM).astype(np.float32).tolist()
+    with LanceDBStore(path, vector_index_rows=None) as reader:
+        first = ranking(reader, query)
+        read = sum(taken)
+        # the hybrid search's rows were among the vector's and the text's: at most 20 read
+        assert 10 < read <= 20 and sum(len(found) for found in first) == 21
+        taken.clear()
+        assert ranking(reader, query) == first and taken == []  # every row kept
+        with LanceDBStore(path, vector_index_rows=None) as writer:
+            writer.delete(["b4-0"])  # a new version: its row ids are read afresh
+            writer.write(batch(150, seed=1, prefix="b4-")[:1])
+        assert ranking(reader, query) == first and sum(taken) == read

@@ -50,7 +50,7 @@ def test_a_fold_builds_the_index_and_search_stays_exact_in_what_it_reads(tmp_pat
     assert not any(name.startswith("vector_ivf") for name in indexes(store))  # 500 rows
     store.write(docs[50:])
     store.optimize()
-    assert "vector_ivf10" in indexes(store)  # round(sqrt(1600) / 4) partitions
+    assert "vector_ivfrq10" in indexes(store)  # round(sqrt(1600) / 4) partitions
     rng = np.random.default_rng(7)
     for _ in range(10):
         query = rng.standard_normal(DIM).astype(np.float32)
@@ -84,16 +84,16 @@ def test_the_index_is_retrained_as_the_table_grows_and_can_be_turned_off(tmp_pat
     with LanceDBStore(tmp_path / "grow", vector_index_rows=300) as store:
         store.write(small)
         store.optimize()
-        assert "vector_ivf5" in indexes(store)
+        assert "vector_ivfrq5" in indexes(store)
         more, _ = documents(800, seed=3, prefix="m")
         store.write(more)
         store.optimize()  # 1,200 rows want 9 partitions: not yet twice as many
-        assert "vector_ivf5" in indexes(store)
+        assert "vector_ivfrq5" in indexes(store)
         extra, _ = documents(800, seed=4, prefix="x")
         store.write(extra)
         store.optimize()  # 2,000 rows want 11 partitions
         names = indexes(store)
-        assert "vector_ivf11" in names and "vector_ivf5" not in names
+        assert "vector_ivfrq11" in names and "vector_ivfrq5" not in names
     with LanceDBStore(tmp_path / "off", vector_index_rows=None) as store:
         store.write(small)
         store.optimize()
@@ -107,3 +107,63 @@ def test_bad_index_settings_are_refused(tmp_path, bad) -> None:
         LanceDBStore(tmp_path, vector_index_rows=bad)
     with pytest.raises(ValueError, match="vector_nprobes"):
         LanceDBStore(tmp_path, vector_nprobes=bad)
+
+
+def clustered(count: int, dim: int, seed: int) -> tuple[list[IndexedDocument], np.ndarray]:
+    """Vectors around 20 centres (as text embeddings are), in documents of 10 chunks."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((20, dim))
+    vectors = (centres[rng.integers(0, 20, count)] + 0.6 * rng.standard_normal((count, dim)))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    docs = [
+        IndexedDocument(f"c{lo}", f"fp-c{lo}", [
+            Document(id=f"c{lo}#{i - lo}", content="text", parent_id=f"c{lo}",
+                     index=i - lo, start=0, end=4, embedding=vectors[i].tolist())
+            for i in range(lo, min(count, lo + 10))
+        ])
+        for lo in range(0, count, 10)
+    ]
+    return docs, vectors
+
+
+def test_the_quantized_index_finds_what_exact_search_does_with_exact_scores(tmp_path) -> None:
+    docs, vectors = clustered(2000, 64, seed=5)
+    ids = [c.id for d in docs for c in d.chunks]
+    by_id = dict(zip(ids, vectors, strict=True))
+    rng = np.random.default_rng(11)
+    queries = vectors[rng.choice(len(vectors), 20, replace=False)]
+    with LanceDBStore(tmp_path / "index", vector_index_rows=1000, vector_nprobes=4) as store:
+        store.write(docs)
+        store.optimize()
+        assert "vector_ivfrq11" in indexes(store)  # round(sqrt(2000) / 4): 4 of 11 read
+        hits = 0
+        for query in queries:
+            found = store.search(vector=query.tolist(), top_k=10, mode="vector")
+            for hit in found:  # ranked again by their exact vectors
+                assert hit.score == pytest.approx(float(by_id[hit.chunk.id] @ query), abs=1e-5)
+            hits += len({h.chunk.id for h in found} & set(exact(vectors, ids, query, 10)[0]))
+        assert hits / (10 * len(queries)) >= 0.9  # 1.0 here; 0.95 is the benchmark's bar
+
+
+def test_an_index_of_exact_vectors_from_an_older_version_is_read_then_rebuilt(
+    tmp_path,
+) -> None:
+    from lancedb.index import IvfFlat
+
+    docs, vectors = documents(1600, seed=6)
+    ids = [c.id for d in docs for c in d.chunks]
+    with LanceDBStore(tmp_path / "index", vector_index_rows=None) as writer:
+        writer.write(docs)
+        writer.optimize()  # no vector index: None never builds one
+        chunks = writer._tables()[0]
+        chunks.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=10),
+                            name="vector_ivf10")  # as versions before IVF_RQ named it
+    query = np.ones(DIM, dtype=np.float32) / np.sqrt(DIM)
+    with LanceDBStore(tmp_path / "index", vector_index_rows=1000) as store:
+        # read (all 10 partitions wanted: exact), and optimize is recommended
+        found = store.search(vector=query.tolist(), top_k=10, mode="vector")
+        assert [h.chunk.id for h in found] == exact(vectors, ids, query, 10)[0]
+        assert "exact vectors" in (store.optimize_due() or "")
+        store.optimize()
+        assert "vector_ivfrq10" in indexes(store) and "vector_ivf10" not in indexes(store)
+        assert store.optimize_due() is None

@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -57,12 +58,32 @@ class _Snapshot(NamedTuple):
     version: int
     documents: Any
     chunks: Any
-    #: Partitions of the approximate vector index (``None``: none).
-    partitions: int | None
+    #: The approximate vector index (``None``: none).
+    partitions: _VectorIndex | None
     #: Whether the full-text index exists.
     has_text_index: bool
     #: The vector dimension (``None``: no vector column of fixed size).
     dimension: int | None
+
+
+class _VectorIndex(NamedTuple):
+    """The approximate vector index, as its name tells: its partitions, and whether it holds
+    quantized vectors (RaBitQ) whose candidates a search ranks again by exact distance (an
+    index named by an older version holds exact vectors: IVF_FLAT)."""
+
+    partitions: int
+    quantized: bool
+
+
+def _vector_index_of(name: str) -> _VectorIndex | None:
+    """The vector index that ``name`` names (``vector_ivfrq<N>``, or ``vector_ivf<N>`` as
+    older versions built), else ``None``."""
+    count = name.removeprefix(_VECTOR_INDEX_PREFIX)
+    if count == name:
+        return None
+    quantized = count.startswith(_QUANTIZED)
+    count = count.removeprefix(_QUANTIZED)
+    return _VectorIndex(int(count), quantized) if count.isdigit() else None
 
 
 #: A found chunk: a key naming its row (the Lance row id, or its document's and its own id
@@ -101,6 +122,18 @@ _PART_GROUP_ROWS = _OPTIMIZE_ROWS // 2
 #: dimensions; the index reads about a quarter of them, with ~0.98 recall@10 of the exact one.
 _VECTOR_INDEX_ROWS = 50_000
 _VECTOR_INDEX_PREFIX = "vector_ivf"
+#: What follows the prefix in the name of a quantized index (IVF_RQ: RaBitQ, one bit per
+#: dimension); an index named without it (older versions) holds exact vectors (IVF_FLAT).
+_QUANTIZED = "rq"
+#: Candidates of a search of the quantized index that are ranked again by their exact
+#: distance (at least twice the results asked): the results and their scores are then those
+#: of exact vectors, among the candidates the quantized ones found.
+_REFINE_CANDIDATES = 100
+#: Found rows kept read, by row id, while searches read the same version of the table: a
+#: question's searches find many of the same chunks (its asks', the whole question's, the
+#: routing probes': 40 % of the rows read on the benchmark's questions), and reading a row by
+#: its id costs about 0.15 ms.
+_ROWS_KEPT = 4096
 
 
 #: The file in the store's directory that a writer holds locked (``flock``) while it writes.
@@ -192,13 +225,17 @@ class LanceDBStore(Store):
     **Search.** ``"vector"``: cosine search, score = cosine similarity; chunks with a zero
     vector (a text with no tokens) are never found by vector. The search is exact until the
     table holds ``vector_index_rows`` chunks (50,000 by default) and :meth:`optimize` has
-    run; from then on an approximate index exists: IVF_FLAT,
-    ``round(sqrt(rows) / 4)`` partitions of exact vectors, retrained when the table has grown
-    enough to want twice as many partitions. A search then reads the ``vector_nprobes``
-    partitions nearest to the query (default: a quarter of them, at least 20): scores stay
-    exact cosines, but a chunk in a partition not read can be missed (on 100k chunks of real
-    text, 98-99% of the exact top 10 are found, in a quarter of the time). Rows added since
-    the last fold are searched exactly. A search with ``where`` that finds fewer than
+    run; from then on an approximate index exists: IVF_RQ, ``round(sqrt(rows) / 4)``
+    partitions of vectors quantized to one bit per dimension (RaBitQ), retrained when the
+    table has grown enough to want twice as many partitions. A search then reads the
+    ``vector_nprobes`` partitions nearest to the query (default: a quarter of them, at least
+    20; a search that would read them all is exact instead) and ranks the best 100 of what it
+    finds (at least twice ``top_k``) again by their exact vectors: scores stay exact cosines,
+    but a chunk in a partition not read, or placed too low by its quantized vector, can be
+    missed (on a million chunks of real text, 99% of the exact top 10 of stored vectors are
+    found). An index that an older version built of exact vectors (IVF_FLAT) is still read,
+    and :meth:`optimize` rebuilds it quantized. Rows added since the last fold are searched
+    exactly. A search with ``where`` that finds fewer than
     ``top_k`` chunks this way is repeated exactly, so a selective condition never loses
     matches to the index.
     ``"text"``: LanceDB's full-text index over each chunk's search text (its document's title
@@ -237,8 +274,8 @@ class LanceDBStore(Store):
     **Memory.** A write holds its batch's rows, a fold what was written since the last one;
     after every write and fold the C heap's free pages go back to the OS. Only
     :meth:`optimize` works on the whole table: merging the index segments, and building the
-    IVF index, which with lancedb 0.40 holds every vector (about 1.7 KB per chunk of 256
-    dimensions).
+    IVF index, which reads every vector (the IVF_FLAT index of older versions held them all
+    with lancedb 0.40, about 1.7 KB per chunk of 256 dimensions).
 
     **Reading without LanceDB.** Where Lance's package is installed (the ``lance`` extra), a
     store that has not written reads through Lance and never imports lancedb (seconds of
@@ -367,8 +404,11 @@ class LanceDBStore(Store):
         self._text_indexed = False
         self._dimension: int | None = None  # read from the schema once the table is open
         self._pool: ThreadPoolExecutor | None = None  # hybrid search's text half
+        #: Rows read (by row id) from the table version ``_rows_of`` (a Lance dataset).
+        self._rows_kept: OrderedDict[object, Document] = OrderedDict()
+        self._rows_of: Any = None
         #: Partitions of the table's approximate vector index (``None``: none; read on open).
-        self._partitions: int | None = None
+        self._partitions: _VectorIndex | None = None
         self.lock_timeout = float(lock_timeout)
         self._writer: Any = None  # the writer lock (a filelock.FileLock) while this handle holds it
         self._wrote = False  # this handle committed something (old versions to clean at close)
@@ -625,12 +665,11 @@ class LanceDBStore(Store):
                 indexes = [(i.name, i.field_names) for i in chunks.describe_indices()]
             partitions = None
             for name, fields in indexes:
-                count = name.removeprefix(_VECTOR_INDEX_PREFIX)
                 if (
                     self.vector_index_rows is not None  # None: the index is never read
-                    and "vector" in fields and count != name and count.isdigit()
+                    and "vector" in fields and _vector_index_of(name) is not None
                 ):
-                    partitions = int(count)
+                    partitions = _vector_index_of(name)
             found = _Snapshot(
                 version if not (moved or unfinished) else -1,
                 documents,
@@ -1085,21 +1124,22 @@ class LanceDBStore(Store):
             self._ensure_vector_index(self._chunks)
         _release_memory()
 
-    def _vector_partitions(self, chunks: Any) -> int | None:
-        """The partition count of the approximate vector index (named after it), if any."""
+    def _vector_partitions(self, chunks: Any) -> _VectorIndex | None:
+        """The approximate vector index (named after its partitions), if any."""
         with self._guard("list the indexes"):
             names = [i.name for i in chunks.list_indices() if "vector" in i.columns]
         for name in names:
-            count = name.removeprefix(_VECTOR_INDEX_PREFIX)
-            if count != name and count.isdigit():
-                return int(count)
+            found = _vector_index_of(name)
+            if found is not None:
+                return found
         return None
 
     def _vector_index_due(
-        self, chunks: Any, current: int | None = None
-    ) -> tuple[int, int | None, int] | None:
-        """(rows, partitions now, partitions wanted) when the approximate vector index should
-        be built or retrained, else ``None`` (``current``: the partitions, when known)."""
+        self, chunks: Any, current: _VectorIndex | None = None
+    ) -> tuple[int, _VectorIndex | None, int] | None:
+        """(rows, the index now, partitions wanted) when the approximate vector index should
+        be built or retrained, else ``None`` (``current``: the index, when known). An index
+        of exact vectors (older versions) is rebuilt quantized."""
         if self.vector_index_rows is None:
             return None
         with self._guard("count the rows"):
@@ -1109,7 +1149,7 @@ class LanceDBStore(Store):
         wanted = max(2, round(math.sqrt(rows) / 4))
         if current is None and not _is_dataset(chunks):
             current = self._vector_partitions(chunks)
-        if current is not None and wanted < 2 * current:
+        if current is not None and current.quantized and wanted < 2 * current.partitions:
             return None  # folds add new rows to the index's partitions
         return rows, current, wanted
 
@@ -1133,6 +1173,11 @@ class LanceDBStore(Store):
                 f"{rows:,} chunks are searched exactly by vector: an approximate vector index "
                 f"pays off from {self.vector_index_rows:,}"
             )
+        if not current.quantized:
+            return (
+                "the approximate vector index holds exact vectors (an older version built "
+                "it): a quantized one searches several times faster"
+            )
         return (
             f"the approximate vector index was trained on far fewer than the {rows:,} chunks "
             "held now: retrain it"
@@ -1144,20 +1189,20 @@ class LanceDBStore(Store):
         if due is None:
             return
         _, _, wanted = due
-        from lancedb.index import IvfFlat
+        from lancedb.index import IvfRq
 
-        name = f"{_VECTOR_INDEX_PREFIX}{wanted}"
+        name = f"{_VECTOR_INDEX_PREFIX}{_QUANTIZED}{wanted}"
         with self._guard("build the vector index"):
             chunks.create_index(
                 "vector",
-                config=IvfFlat(distance_type="cosine", num_partitions=wanted),
+                config=IvfRq(distance_type="cosine", num_partitions=wanted),
                 replace=True,
                 name=name,
             )
             for index in chunks.list_indices():
                 if "vector" in index.columns and index.name != name:
                     chunks.drop_index(index.name)
-        self._partitions = wanted
+        self._partitions = _VectorIndex(wanted, quantized=True)
 
     def delete(self, document_ids: Iterable[str]) -> int:
         """Remove these documents and their chunks; return how many documents were stored."""
@@ -1958,10 +2003,27 @@ class LanceDBStore(Store):
         wanted = [key for key, chunk, _ in found if chunk is None]
         read: dict[object, Document] = {}
         if wanted:
-            with self._guard("read the found chunks"):
-                # Lance's take by row id (row ids a search of this same version returned)
-                rows = chunks._take_rows(wanted, columns=[*_RESULT_COLUMNS, "_rowid"])
-            read = {row["_rowid"]: _chunk_of(row) for row in rows.to_pylist()}
+            with self._lock:
+                if self._rows_of is not chunks:  # another version: its row ids name others
+                    self._rows_of = chunks
+                    self._rows_kept.clear()
+                for key in wanted:
+                    kept = self._rows_kept.get(key)
+                    if kept is not None:
+                        self._rows_kept.move_to_end(key)
+                        read[key] = kept
+            missing = [key for key in wanted if key not in read]
+            if missing:
+                with self._guard("read the found chunks"):
+                    # Lance's take by row id (row ids a search of this same version returned)
+                    rows = chunks._take_rows(missing, columns=[*_RESULT_COLUMNS, "_rowid"])
+                fresh = {row["_rowid"]: _chunk_of(row) for row in rows.to_pylist()}
+                read.update(fresh)
+                with self._lock:
+                    if self._rows_of is chunks:
+                        self._rows_kept.update(fresh)
+                    while len(self._rows_kept) > _ROWS_KEPT:
+                        self._rows_kept.popitem(last=False)
         out = []
         for key, chunk, score in found:
             chunk = chunk if chunk is not None else read.get(key)
@@ -2017,15 +2079,21 @@ class LanceDBStore(Store):
         query: list[float],
         limit: int,
         predicate: str | None,
-        partitions: int | None,
+        partitions: _VectorIndex | None,
     ) -> list[_Found]:
-        exact = partitions is None
+        probes = None if partitions is None else (
+            self.vector_nprobes or max(20, math.ceil(partitions.partitions / 4))
+        )
+        # every partition read: as cheap, and exact, without the index
+        exact = partitions is None or probes is None or probes >= partitions.partitions
         columns = [*_RESULT_COLUMNS, "_distance"]
+        # a quantized index's candidates ranked again by exact distance
+        refine = (
+            max(2, math.ceil(_REFINE_CANDIDATES / limit))
+            if partitions is not None and partitions.quantized else None
+        )
         while True:
-            nprobes = (
-                None if exact or partitions is None
-                else self.vector_nprobes or max(20, math.ceil(partitions / 4))
-            )
+            nprobes = None if exact else probes
             with self._guard("search by vector"):
                 if _is_dataset(chunks):
                     nearest: dict[str, Any] = {
@@ -2035,6 +2103,8 @@ class LanceDBStore(Store):
                         nearest["use_index"] = False
                     else:
                         nearest["nprobes"] = nprobes
+                        if refine is not None:
+                            nearest["refine_factor"] = refine
                     found = chunks.to_table(
                         columns=["_distance"], with_row_id=True, nearest=nearest,
                         filter=predicate, prefilter=predicate is not None,
@@ -2050,6 +2120,8 @@ class LanceDBStore(Store):
                         builder = builder.bypass_vector_index()
                     else:
                         builder = builder.nprobes(nprobes)
+                        if refine is not None:
+                            builder = builder.refine_factor(refine)
                     if predicate is not None:
                         builder = builder.where(predicate, prefilter=True)
                     found = builder.to_arrow()
@@ -2165,6 +2237,8 @@ class LanceDBStore(Store):
                 self._unlock()
                 self._closed = True
                 self._chunks = self._documents = self._db = None
+                self._rows_kept.clear()
+                self._rows_of = None
                 if self._pool is not None:
                     self._pool.shutdown(wait=True)
                     self._pool = None
