@@ -5,6 +5,7 @@ S3-compatible bucket on loopback.
     pip install -e 'core[cli]' -e plugins/text -e plugins/loaders -e plugins/semantic \\
         -e plugins/lancedb 'moto[server]'
     python benchmarks/bench_scale.py [--sizes 20,200] [--s3 20] [--queries 40] [--keep]
+    python benchmarks/bench_scale.py --sizes 20,200 --only ingest [--work DIR] [--env K=V]
 
 **Corpus.** Real files already on this machine (the installed packages' documentation and
 sources, the standard library, ``/usr/share/doc``), every file distinct, written under a
@@ -42,6 +43,12 @@ part of a larger one), which the *add 1 %* step relies on.
 
 ``--s3 MB``: ingest a corpus of that size into ``s3://bench/index`` on moto's S3 server
 (started here on loopback, in memory) and compare the wall time with the local one.
+
+``--only ingest``: the ingest step alone, with the child's resident size read from
+``/proc/PID/status`` every 0.2 s (Linux): the highest value in each tenth of the run and where
+the peak came. ``--work DIR`` writes the corpora there once and uses them again (compare runs
+on the same files); ``--env KEY=VALUE`` sets a variable for the ingest child (an allocator
+setting such as ``MALLOC_MMAP_THRESHOLD_=131072``, a ``PYTHONPATH`` to compare code).
 
 Times are wall-clock on a machine that may be shared with other work: say so with the table.
 
