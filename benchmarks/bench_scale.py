@@ -5,6 +5,7 @@ S3-compatible bucket on loopback.
     pip install -e 'core[cli]' -e plugins/text -e plugins/loaders -e plugins/semantic \\
         -e plugins/lancedb 'moto[server]'
     python benchmarks/bench_scale.py [--sizes 20,200] [--s3 20] [--queries 40] [--keep]
+    python benchmarks/bench_scale.py --sizes 20,200 --only ingest [--work DIR] [--env K=V]
 
 **Corpus.** Real files already on this machine (the installed packages' documentation and
 sources, the standard library, ``/usr/share/doc``), every file distinct, written under a
@@ -42,6 +43,12 @@ part of a larger one), which the *add 1 %* step relies on.
 
 ``--s3 MB``: ingest a corpus of that size into ``s3://bench/index`` on moto's S3 server
 (started here on loopback, in memory) and compare the wall time with the local one.
+
+``--only ingest``: the ingest step alone, with the child's resident size read from
+``/proc/PID/status`` every 0.2 s (Linux): the highest value in each tenth of the run and where
+the peak came. ``--work DIR`` writes the corpora there once and uses them again (compare runs
+on the same files); ``--env KEY=VALUE`` sets a variable for the ingest child (an allocator
+setting such as ``MALLOC_MMAP_THRESHOLD_=131072``, a ``PYTHONPATH`` to compare code).
 
 Times are wall-clock on a machine that may be shared with other work: say so with the table.
 
@@ -126,13 +133,19 @@ def write_scaled_corpus(root: Path, megabytes: int) -> dict[str, tuple[int, int]
     return mix
 
 
-def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Run ``argv``: (wall seconds, its peak RSS in MB, stdout); raises if it fails."""
+def run_child(
+    argv: list[str], env: dict[str, str] | None = None, samples: list[tuple[float, float]] | None = None
+) -> tuple[float, float, str]:
+    """Run ``argv``: (wall seconds, its peak RSS in MB, stdout); raises if it fails. With
+    ``samples``, its resident size is read from ``/proc/PID/status`` every 0.2 s (Linux) and
+    appended as (seconds since start, MB): where in the run the memory grows."""
     full = dict(os.environ, RAGLOOM_DISABLE_PLUGINS="ragloom-docling,ragloom-otel",
                 **(env or {}))
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         proc = subprocess.Popen(argv, env=full, stdout=out, stderr=err, text=True)
+        if samples is not None:
+            _sample_rss(proc, started, samples)
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
         out.seek(0)
@@ -141,6 +154,39 @@ def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(argv)} failed:\n{stderr[-3000:]}")
     return wall, usage.ru_maxrss / 1024, stdout
+
+
+def _sample_rss(proc: subprocess.Popen[str], started: float,
+                samples: list[tuple[float, float]]) -> None:
+    """Poll the child's ``VmRSS`` until it exits (the exit status is left for ``wait4``)."""
+    status = Path(f"/proc/{proc.pid}/status")
+    while True:
+        try:
+            # waitid with WNOWAIT: has it exited, without reaping it
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return
+            text = status.read_text()
+        except (OSError, ChildProcessError):
+            return
+        for line in text.splitlines():
+            if line.startswith("VmRSS:"):
+                samples.append((time.perf_counter() - started, int(line.split()[1]) / 1024))
+                break
+        time.sleep(0.2)
+
+
+def rss_profile(samples: list[tuple[float, float]], parts: int = 10) -> str:
+    """The sampled resident size as ``MB@share-of-the-run`` at the highest point of each
+    tenth of the run, and where the peak was."""
+    if not samples:
+        return "no samples"
+    end = samples[-1][0] or 1.0
+    tops = []
+    for n in range(parts):
+        inside = [mb for t, mb in samples if n / parts <= t / end < (n + 1) / parts]
+        tops.append(f"{max(inside):.0f}" if inside else "-")
+    at, peak = max(samples, key=lambda s: s[1])
+    return f"per tenth: {' '.join(tops)} MB; peak {peak:.0f} MB at {100 * at / end:.0f} %"
 
 
 def ragloom(*args: str) -> list[str]:
@@ -201,17 +247,38 @@ def child_search(index: str, corpus: str, queries: int) -> dict[str, Any]:
 # -- the parent ---------------------------------------------------------------------------------
 
 
-def measure(size: int, work: Path, queries: int) -> dict[str, Any]:
-    corpus, index = work / f"corpus{size}", work / f"index{size}"
-    mix = write_scaled_corpus(corpus, size)
-    written = sum(b for _, b in mix.values()) / 1e6
+def corpus_of(size: int, work: Path) -> tuple[Path, float]:
+    """The corpus of ``size`` MB under ``work`` (written once: a folder kept with ``--work``
+    is used again) and its MB."""
+    corpus = work / f"corpus{size}"
+    written = corpus / "corpus.json"
+    shutil.rmtree(corpus / "added", ignore_errors=True)  # a previous run's 1 % more
+    if written.exists():
+        mix = json.loads(written.read_text())
+    else:
+        shutil.rmtree(corpus, ignore_errors=True)
+        mix = write_scaled_corpus(corpus, size)
+        written.write_text(json.dumps(mix))
+    return corpus, sum(b for _, b in mix.values()) / 1e6
+
+
+def measure(size: int, work: Path, queries: int, only_ingest: bool = False,
+            env: dict[str, str] | None = None) -> dict[str, Any]:
+    corpus, written = corpus_of(size, work)
+    index = work / f"index{size}"
+    shutil.rmtree(index, ignore_errors=True)
+    samples: list[tuple[float, float]] = []
     wall, rss, out = run_child(ragloom("ingest", str(corpus), "--index", str(index),
-                                       "--no-cache", "-q", "--json"))
+                                       "--no-cache", "-q", "--json"), env=env, samples=samples)
     report = json.loads(out)
     row: dict[str, Any] = {
         "MB": round(written, 1), "chunks": report["chunks"], "ingest_s": wall,
         "ingest_rss": rss, "optimize_due": report.get("optimize"),
+        "ingest_rss_profile": rss_profile(samples),
     }
+    if only_ingest:
+        shutil.rmtree(index, ignore_errors=True)
+        return row
     row["optimize_s"], row["optimize_rss"], _ = run_child(
         ragloom("index", "optimize", "--index", str(index))
     )
@@ -294,15 +361,31 @@ def main() -> None:
     parser.add_argument("--s3", type=int, default=0, help="MB ingested into moto's S3 too")
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--only", choices=["ingest"], default=None,
+                        help="ingest only: its time, peak RSS and RSS over the run")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="a folder for the corpora, kept and reused by later runs")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment variable of the ingest child (repeatable)")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="ragloom-scale-"))
+    env = dict(item.split("=", 1) for item in args.env)
+    work = args.work or Path(tempfile.mkdtemp(prefix="ragloom-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
     print(f"# {versions()}; {os.cpu_count()} CPUs; work in {work}", flush=True)
     rows = []
     try:
         for size in [int(s) for s in args.sizes.split(",")]:
-            row = measure(size, work, args.queries)
+            row = measure(size, work, args.queries, args.only == "ingest", env)
             rows.append(row)
             print(json.dumps(row), flush=True)
+        if args.only == "ingest":
+            for r in rows:
+                print(f"{r['MB']} MB, {r['chunks']:,} chunks: ingest {r['ingest_s']:.1f} s, "
+                      f"peak RSS {r['ingest_rss']:.0f} MB ({r['ingest_rss_profile']})")
+            if len(rows) > 1:
+                print(f"peak ingest RSS {rows[-1]['MB']} MB / {rows[0]['MB']} MB: "
+                      f"{rows[-1]['ingest_rss'] / rows[0]['ingest_rss']:.2f}x")
+            return
         print()
         print("| input MB | chunks | ingest s | ingest peak RSS MB | optimize s | optimize peak "
               "RSS MB | search p50 ms | p95 ms | recall@10 | add 1 % s (share of ingest) |")
@@ -327,7 +410,9 @@ def main() -> None:
             print(f"\nS3 on loopback ({s3['MB']} MB): {s3['s3_s']:.1f} s vs {s3['local_s']:.1f} s "
                   f"on local disk ({s3['ratio']:.2f}x)")
     finally:
-        if args.keep:
+        if args.work is not None:
+            pass  # the caller's folder: kept
+        elif args.keep:
             print(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)

@@ -242,3 +242,20 @@ def test_a_folder_in_another_layout_is_left_to_model2vec(tmp_path) -> None:
     (folder / "config.json").write_text("[]", encoding="utf-8")  # not model2vec's config
     assert _model._LocalWordPiece.read(folder) is None
     assert _model._LocalWordPiece.read(bundled_model_path()) is not None
+
+
+def test_word_cache_is_bounded_and_its_rows_sit_together(monkeypatch) -> None:
+    """The cache holds at most ``_WORD_CACHE_LIMIT`` words, 100,000: a 200 MB corpus has about
+    2.4 million distinct words, 20 MB about 330,000, so a cache of 500,000 made the peak memory
+    of an ingest grow with the corpus (``benchmarks/bench_scale.py --only ingest``). A learned
+    word's row number is one of the numbers made in a block, never a small object allocated
+    among a batch's short-lived ones (the floats of its vectors), which, kept by the cache,
+    kept their memory pages in the process."""
+    assert _model._WORD_CACHE_LIMIT <= 100_000
+    monkeypatch.setattr(_model, "_NUMBER_BLOCK", 1000)
+    encoder = StaticEncoder()
+    texts = [" ".join(f"w{n}x{k}" for k in range(300)) for n in range(5)]
+    encoder.encode(texts)
+    pooler = encoder._pooler
+    assert pooler is not None and len(pooler.words) > 1500
+    assert all(number is _model._NUMBERS[number] for number in pooler.words.values())

@@ -190,7 +190,7 @@ _WORD_LOCAL_PRE_TOKENIZERS = {"BertPreTokenizer", "Whitespace", "WhitespaceSplit
 _CHAR_LOCAL_NORMALIZERS = {
     "BertNormalizer", "Lowercase", "NFD", "NFC", "NFKD", "NFKC", "StripAccents",
 }
-_WORD_CACHE_LIMIT = 500_000  # distinct words remembered per model before the cache restarts
+_WORD_CACHE_LIMIT = 100_000  # distinct words remembered per model before the cache restarts
 _PIECE_CACHE_LIMIT = 200_000  # distinct ASCII word pieces remembered before that cache restarts
 _POOL_ROWS = 256  # texts summed together (their running sums stay in the CPU cache)
 # Joins a batch's texts into one string that is split once; a text that holds it is split alone.
@@ -233,6 +233,15 @@ def _word_local(tokenizer: Any) -> bool:
     )
 
 
+#: Row numbers as Python ints, made in blocks of ``_NUMBER_BLOCK`` and shared by every cache.
+#: A row number made when its key is learned is a small object allocated among the many
+#: short-lived ones of a batch (the floats of its vectors among them): kept by the cache, it
+#: would keep their memory pages from going back to Python's allocator, and over a long run
+#: the cache would hold far more memory than its own size. Made in a block, they sit together.
+_NUMBERS: list[int] = []
+_NUMBER_BLOCK = 1 << 16
+
+
 class _Keys(dict[str, int]):
     """Key -> row number; an unknown key gets the next row and is queued in ``pending``."""
 
@@ -243,9 +252,12 @@ class _Keys(dict[str, int]):
         self.pending: list[str] = []
 
     def __missing__(self, key: str) -> int:
-        row = self[key] = len(self)
+        row = len(self)
+        if row >= len(_NUMBERS):
+            _NUMBERS.extend(range(len(_NUMBERS), row + _NUMBER_BLOCK))
+        self[key] = number = _NUMBERS[row]
         self.pending.append(key)
-        return row
+        return number
 
 
 class _TokenCache:

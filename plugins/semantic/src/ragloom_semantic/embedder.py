@@ -28,8 +28,9 @@ class Model2VecEmbedder(Embedder):
     one that already loaded the model keeps using what it loaded).
 
     Encoding is single-threaded numpy plus a per-word cache of token ids (the Rust tokenizer
-    only sees words that are not printable ASCII); one call of :meth:`embed` with a few hundred
-    texts is the efficient unit. Calls from several threads are safe.
+    only sees words that are not printable ASCII), which restarts past 100,000 words, so its
+    memory (about 30 MB) does not grow with what is embedded; one call of :meth:`embed` with a
+    few hundred texts is the efficient unit. Calls from several threads are safe.
 
     Its vectors are not kept in the step cache (``cache_vectors = False``): a chunk is embedded
     in about 30 microseconds, less than writing and reading back a cached vector costs.
