@@ -240,6 +240,7 @@ def _word_local(tokenizer: Any) -> bool:
 #: the cache would hold far more memory than its own size. Made in a block, they sit together.
 _NUMBERS: list[int] = []
 _NUMBER_BLOCK = 1 << 16
+_NUMBERS_LOCK = threading.Lock()  # one thread extends the list at a time (no duplicated block)
 
 
 class _Keys(dict[str, int]):
@@ -254,7 +255,9 @@ class _Keys(dict[str, int]):
     def __missing__(self, key: str) -> int:
         row = len(self)
         if row >= len(_NUMBERS):
-            _NUMBERS.extend(range(len(_NUMBERS), row + _NUMBER_BLOCK))
+            with _NUMBERS_LOCK:
+                if row >= len(_NUMBERS):
+                    _NUMBERS.extend(range(len(_NUMBERS), row + _NUMBER_BLOCK))
         self[key] = number = _NUMBERS[row]
         self.pending.append(key)
         return number
