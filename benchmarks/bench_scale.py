@@ -40,8 +40,16 @@ part of a larger one), which the *add 1 %* step relies on.
   collection, ``added``), the rest of the run (the walk and stat of every file, the index's
   check, the new files' load, embedding and write, the fold), and its peak RSS.
 
-``--s3 MB``: ingest a corpus of that size into ``s3://bench/index`` on moto's S3 server
-(started here on loopback, in memory) and compare the wall time with the local one.
+``--s3 MB``: ingest a corpus of that size into a local folder and into a bucket of moto's S3
+server (started here on loopback, in this process; it keeps objects in memory, those over
+5 MB in temporary files), ``--s3-runs`` times each, alternating (on a shared machine, the
+ranges say how much the load moved); printed: both wall times and their ratio, the CPU time
+of each ingest, the server's CPU time (this process's, which does nothing else meanwhile:
+moto is one Python process serving every request, so on loopback it is often what an S3
+ingest waits for), and the last S3 run's requests by kind (operation; table; what the object
+is: a Lance manifest, data file, index file, transaction, deletion file, or ragloom's own
+record) with the server's time on them (from the request's arrival to its last byte sent,
+under the GIL its threads share) and the bytes in and out. ``--sizes ''`` runs the S3 comparison alone.
 
 Times are wall-clock on a machine that may be shared with other work: say so with the table.
 

@@ -31,7 +31,13 @@ from ragloom.stores import (
 
 from ._imports import import_lancedb
 from ._parts import Fragments, FragmentWriter
-from ._place import ObjectFolder, remote_uri, storage_options, writer_lock_path
+from ._place import (
+    ObjectFolder,
+    remote_uri,
+    single_uploads,
+    storage_options,
+    writer_lock_path,
+)
 from ._rows import CHUNK_COLUMNS, FORMAT, FORMAT_KEY, FORMAT_PREFIX, chunk_rows, chunk_schema
 from ._where import condition_sql, sql_string
 
@@ -356,6 +362,8 @@ class LanceDBStore(Store):
         self.uri = remote if remote is not None else str(self.path)
         self._folder = ObjectFolder(remote) if remote is not None else None
         self._options = storage_options(remote) if remote is not None else {}
+        if remote is not None:
+            single_uploads()
         self.table = table
         self.hybrid_k = hybrid_k
         self.hybrid_candidates = hybrid_candidates
