@@ -263,8 +263,12 @@ class LanceDBStore(Store):
     allowed when that URL says ``http://``). :meth:`properties` is an object beside the
     tables. The writer lock is a local file named after the URI (in
     ``~/.cache/ragloom/locks``): it keeps writers on one machine apart, not writers on two
-    machines: run one ingest of a bucket's index at a time. :attr:`path` is ``None`` and
-    :attr:`uri` the URI.
+    machines: run one ingest of a bucket's index at a time. A handle that writes there and
+    holds the lock does not look for other processes' versions before each operation (a
+    listing of every version of the table, in a bucket), joins the documents table's small
+    files every 8 commits besides at folds, and has Lance upload files of up to 32 MB in one
+    request (``LANCE_INITIAL_UPLOAD_SIZE``, unless set): an ingest's cost there is its
+    number of requests. :attr:`path` is ``None`` and :attr:`uri` the URI.
 
     **Writers and readers.** A handle that writes (or calls :meth:`lock`) first takes the
     store's writer lock (an OS file lock on ``ragloom-writer.lock`` in the directory, released
