@@ -239,67 +239,54 @@ def _listings(since: int, table: str) -> int:
     )
 
 
-def test_a_writer_of_a_bucket_index_lists_versions_only_to_commit(s3: object) -> None:
+def test_a_writer_of_a_bucket_index_lists_versions_only_to_commit_and_folds_lightly(
+    s3: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """In object storage a check for newer versions lists every version of the table: the
-    handle that writes (holding the writer lock) checks only where Lance commits, and joins
-    the documents table's small files every few commits instead of reading them all at
-    each write."""
+    handle that writes (holding the writer lock) lists them only where Lance commits, joins
+    the documents table's small files every few commits instead of reading them all at each
+    write, and folds without looking for old versions to remove (which reads every version's
+    manifest: LanceDB's optimize() of the documents table did, at every fold)."""
     import lance
     from ragloom_lancedb import LanceDBStore
+    from ragloom_lancedb import store as store_module
     from ragloom_lancedb._place import storage_options
 
+    monkeypatch.setattr(store_module, "_OPTIMIZE_ROWS", 1 << 30)  # no fold until asked
     index = f"s3://{BUCKET}/lists"
     options = storage_options(index)
 
-    def version(table: str) -> int:
-        return int(lance.dataset(f"{index}/{table}.lance", storage_options=options).version)
+    def dataset(table: str) -> object:
+        return lance.dataset(f"{index}/{table}.lance", storage_options=options)
 
+    tables = ("chunks", "chunks_documents")
     with LanceDBStore(index) as store:
         store.write([_doc(0)])
-        before = {t: version(t) for t in ("chunks", "chunks_documents")}
+        before = {t: dataset(t).version for t in tables}
         since = len(REQUESTS)
-        for n in range(1, 11):
+        for n in range(1, 6):
             store.write([_doc(n)])
-        listed = {t: _listings(since, t) for t in before}
-        commits = {t: version(t) - before[t] for t in before}
-        assert commits["chunks"] == 10 and commits["chunks_documents"] >= 20
-        # Lance lists them to commit (and to join files: twice here), nothing checks before
+        listed = {t: _listings(since, t) for t in tables}
+        commits = {t: dataset(t).version - before[t] for t in tables}
+        assert commits["chunks"] == 5 and commits["chunks_documents"] >= 10
+        # Lance lists them to commit (and to join files: once here), nothing checks before
         # each read (before: 13 listings of the documents table and 7 of the chunks table
         # per write)
-        for table in before:
-            assert 0 < listed[table] <= commits[table] + 2, (table, listed, commits)
-        files = lance.dataset(
-            f"{index}/chunks_documents.lance", storage_options=options
-        ).get_fragments()
-        assert len(files) <= 8  # 21 before its files were joined between folds
-        assert store.fingerprints() == {f"d{n}": f"f{n}" for n in range(11)}
-        assert [h.chunk.id for h in store.search(text="text 7", top_k=11)][:1] == ["d7#0"]
+        for table in tables:
+            assert 0 < listed[table] <= commits[table] + 1, (table, listed, commits)
+        assert len(dataset("chunks_documents").get_fragments()) <= 4  # 6 before
 
-
-def test_a_fold_in_a_bucket_reads_no_old_manifest(
-    s3: object, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A fold joins the files and indexes the new rows; it does not look for old versions to
-    remove (which reads every version's manifest: LanceDB's optimize() of the documents
-    table did, at every fold)."""
-    from ragloom_lancedb import LanceDBStore
-    from ragloom_lancedb import store as store_module
-
-    monkeypatch.setattr(store_module, "_OPTIMIZE_ROWS", 1 << 30)  # no fold until asked
-    index = f"s3://{BUCKET}/fold"
-    with LanceDBStore(index) as store:
-        for n in range(12):
-            store.write([_doc(n, "fold")])
         monkeypatch.setattr(store_module, "_OPTIMIZE_ROWS", 1)  # the next write folds
         since = len(REQUESTS)
-        store.write([_doc(12, "fold")])
+        store.write([_doc(6)])
         manifests = [
             key for method, key, _ in REQUESTS[since:]
             if method == "GET" and key.endswith(".manifest")
         ]
-        assert len(manifests) <= 4, manifests  # 31 before (every version of both tables)
+        assert len(manifests) <= 6, manifests  # 19 before (every version of both tables)
+        assert store.fingerprints() == {f"d{n}": f"f{n}" for n in range(7)}
+        assert [h.chunk.id for h in store.search(text="text 6", top_k=7)][:1] == ["d6#0"]
         assert store.check(full=True).ok
-        assert [h.chunk.id for h in store.search(text="fold 12", top_k=1)] == ["d12#0"]
 
 
 def test_a_store_in_a_bucket_has_lance_upload_its_files_in_one_request(
@@ -319,3 +306,34 @@ def test_a_store_in_a_bucket_has_lance_upload_its_files_in_one_request(
     monkeypatch.setenv("LANCE_INITIAL_UPLOAD_SIZE", str(8 << 20))
     LanceDBStore(f"s3://{BUCKET}/uploads")
     assert os.environ["LANCE_INITIAL_UPLOAD_SIZE"] == str(8 << 20)
+
+
+def test_a_failed_write_to_a_bucket_is_rolled_back(
+    s3: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer's tables, reopened without version checks, still return to their versions
+    before a write that fails: the index is as it was, for this handle and for a reader."""
+    from ragloom.models import Document
+    from ragloom.stores import IndexedDocument, StoreError
+    from ragloom_lancedb import LanceDBStore
+
+    index = f"s3://{BUCKET}/rollback"
+    with LanceDBStore(index) as store:
+        store.write([_doc(0, "first"), _doc(1, "first")])
+
+        def crash(*_args: object, **_kwargs: object) -> None:
+            raise OSError("disk quota exceeded")
+
+        monkeypatch.setattr(store._chunks, "add", crash)  # after the old chunks were deleted
+        content = "second 0"
+        chunk = Document(
+            id="d0#0", content=content, parent_id="d0", index=0, start=0, end=len(content),
+            embedding=[0.0, 1.0, 0.0],
+        )
+        with pytest.raises(StoreError, match="rolled back"):
+            store.write([IndexedDocument("d0", "g0", [chunk])])
+        assert store.fingerprints() == {"d0": "f0", "d1": "f1"}
+        assert [c.content for c in store.chunks(["d0"])["d0"]] == ["first 0"]
+    with LanceDBStore(index) as reader:
+        assert reader.fingerprints() == {"d0": "f0", "d1": "f1"}
+        assert reader.check().ok
