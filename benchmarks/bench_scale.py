@@ -429,6 +429,8 @@ def print_s3(s3: dict[str, Any]) -> None:
           f"disk ({span(s3['ratio'], 'x', 2)}); CPU of the ingest {span(s3['s3_cpu_s'], ' s')} "
           f"vs {span(s3['local_cpu_s'], ' s')}; moto's server (one Python process) "
           f"{span(s3['server_cpu_s'], ' s')} of CPU")
+    for n, (local, remote) in enumerate(zip(s3["local_s"], s3["s3_s"], strict=True), 1):
+        print(f"  run {n}: local {local:.1f} s, then S3 {remote:.1f} s ({remote / local:.2f}x)")
     rows = s3["requests"]
     total = [sum(r[i] for r in rows.values()) for i in range(4)]
     print(f"requests of the last S3 run: {int(total[0]):,}, {total[1]:.1f} s of the server's "
