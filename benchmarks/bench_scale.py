@@ -41,8 +41,16 @@ part of a larger one), which the *add 1 %* step relies on.
   collection, ``added``), the rest of the run (the walk and stat of every file, the index's
   check, the new files' load, embedding and write, the fold), and its peak RSS.
 
-``--s3 MB``: ingest a corpus of that size into ``s3://bench/index`` on moto's S3 server
-(started here on loopback, in memory) and compare the wall time with the local one.
+``--s3 MB``: ingest a corpus of that size into a local folder and into a bucket of moto's S3
+server (started here on loopback, in this process; it keeps objects in memory, those over
+5 MB in temporary files), ``--s3-runs`` times each, alternating (on a shared machine, the
+ranges say how much the load moved); printed: both wall times and their ratio, the CPU time
+of each ingest, the server's CPU time (this process's, which does nothing else meanwhile:
+moto is one Python process serving every request, so on loopback it is often what an S3
+ingest waits for), and the last S3 run's requests by kind (operation; table; what the object
+is: a Lance manifest, data file, index file, transaction, deletion file, or ragloom's own
+record) with the server's time on them (from the request's arrival to its last byte sent,
+under the GIL its threads share) and the bytes in and out. ``--sizes ''`` runs the S3 comparison alone.
 
 ``--only ingest``: the ingest step alone, with the child's resident size read from
 ``/proc/PID/status`` every 0.2 s (Linux): the highest value in each tenth of the run and where
@@ -134,11 +142,21 @@ def write_scaled_corpus(root: Path, megabytes: int) -> dict[str, tuple[int, int]
 
 
 def run_child(
-    argv: list[str], env: dict[str, str] | None = None, samples: list[tuple[float, float]] | None = None
+    argv: list[str], env: dict[str, str] | None = None,
+    samples: list[tuple[float, float]] | None = None,
 ) -> tuple[float, float, str]:
     """Run ``argv``: (wall seconds, its peak RSS in MB, stdout); raises if it fails. With
     ``samples``, its resident size is read from ``/proc/PID/status`` every 0.2 s (Linux) and
     appended as (seconds since start, MB): where in the run the memory grows."""
+    wall, rss, stdout, _cpu = run_child_cpu(argv, env, samples)
+    return wall, rss, stdout
+
+
+def run_child_cpu(
+    argv: list[str], env: dict[str, str] | None = None,
+    samples: list[tuple[float, float]] | None = None,
+) -> tuple[float, float, str, float]:
+    """:func:`run_child`, with the child's CPU time (user and system, all its threads)."""
     full = dict(os.environ, RAGLOOM_DISABLE_PLUGINS="ragloom-docling,ragloom-otel",
                 **(env or {}))
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -153,7 +171,7 @@ def run_child(
         stdout, stderr = out.read(), err.read()
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(argv)} failed:\n{stderr[-3000:]}")
-    return wall, usage.ru_maxrss / 1024, stdout
+    return wall, usage.ru_maxrss / 1024, stdout, usage.ru_utime + usage.ru_stime
 
 
 def _sample_rss(proc: subprocess.Popen[str], started: float,
@@ -315,33 +333,184 @@ def measure(size: int, work: Path, queries: int, only_ingest: bool = False,
     return row
 
 
-def measure_s3(size: int, work: Path) -> dict[str, Any]:
+class _S3Requests:
+    """A WSGI wrapper around moto's server app that counts the requests by kind (operation
+    and what the object is: a Lance manifest, data file, index file, transaction, deletion
+    file, or ragloom's own record), with the bytes in and out and the server's time on each
+    (from the request's arrival at the app to its response's last byte: moto's own work,
+    under the GIL it shares with its other request threads)."""
+
+    def __init__(self, app: Any, bucket: str) -> None:
+        import threading
+
+        self.app = app
+        self.bucket = bucket
+        self.lock = threading.Lock()
+        self.kinds: dict[str, list[float]] = {}  # kind -> [count, seconds, bytes in, bytes out]
+
+    def kind(self, environ: dict[str, Any]) -> str:
+        method = environ["REQUEST_METHOD"]
+        query = environ.get("QUERY_STRING", "")
+        key = environ.get("PATH_INFO", "").lstrip("/").removeprefix(self.bucket).lstrip("/")
+        if method == "GET" and ("list-type" in query or "prefix=" in query or not key):
+            op = "LIST"
+        elif method == "POST" and "uploads" in query:
+            op = "MPU-START"
+        elif method == "POST" and "uploadId" in query:
+            op = "MPU-END"
+        elif method == "PUT" and "uploadId" in query:
+            op = "MPU-PART"
+        elif method == "PUT" and "HTTP_X_AMZ_COPY_SOURCE" in environ:
+            op = "COPY"
+        elif method == "POST" and "delete" in query:
+            op = "DELETE-MANY"
+        else:
+            op = method
+        if op == "LIST":  # what is listed: the prefix asked for
+            from urllib.parse import parse_qs
+
+            key = parse_qs(query).get("prefix", [""])[0] + "?"
+        elif op == "DELETE-MANY":  # the keys deleted, from the request's XML
+            import io
+
+            body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+            environ["wsgi.input"] = io.BytesIO(body)
+            found = re.findall(rb"<Key>([^<]*)</Key>", body)
+            key = found[0].decode() if found else ""
+        parts = key.split("/")
+        what = "other"
+        for part, name in (("_versions", "manifest"), ("data", "data"), ("_indices", "index"),
+                           ("_transactions", "transaction"), ("_deletions", "deletion"),
+                           ("_refs", "refs")):
+            if part in parts[:-1]:
+                what = name
+                break
+        else:
+            if parts[-1].startswith("ragloom-"):
+                what = parts[-1]
+        table = next((p.removesuffix(".lance") for p in parts if p.endswith(".lance")), "")
+        return f"{op} {table + ' ' if table else ''}{what}"
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        started = time.perf_counter()
+        kind = self.kind(environ)
+        sent = 0
+        try:
+            for chunk in self.app(environ, start_response):
+                sent += len(chunk)
+                yield chunk
+        finally:
+            took = time.perf_counter() - started
+            received = int(environ.get("CONTENT_LENGTH") or 0)
+            with self.lock:
+                row = self.kinds.setdefault(kind, [0, 0.0, 0, 0])
+                row[0] += 1
+                row[1] += took
+                row[2] += received
+                row[3] += sent
+
+
+def _cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure_s3(size: int, work: Path, runs: int = 1) -> dict[str, Any]:
+    """Ingest the same corpus into a local folder and into ``s3://bench/index`` on moto's
+    server (on loopback, in memory, in this process: the parent does nothing else meanwhile,
+    so its CPU time over an S3 run is the server's), ``runs`` times each, alternating; the
+    requests of the last S3 run counted by kind."""
     import logging
+    import threading
 
     import boto3
-    from moto.server import ThreadedMotoServer
+    from moto.moto_server.werkzeug_app import (
+        DomainDispatcherApplication,
+        MotoRequestHandler,
+        create_backend_app,
+    )
+    from werkzeug.serving import make_server
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     corpus = work / f"s3corpus{size}"
     write_scaled_corpus(corpus, size)
-    local, _, _ = run_child(ragloom("ingest", str(corpus), "--index", str(work / "s3local"),
-                                    "--no-cache", "-q"))
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
+    counter = _S3Requests(DomainDispatcherApplication(create_backend_app), "bench")
+    server = make_server("127.0.0.1", 0, counter, True, request_handler=MotoRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    endpoint = f"http://{host}:{port}"
+    env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+           "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint,
+           "XDG_CACHE_HOME": str(work / "cache-home")}
+    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                          aws_access_key_id="bench", aws_secret_access_key="bench")
+    local_s: list[float] = []
+    s3_s: list[float] = []
+    local_cpu: list[float] = []
+    s3_cpu: list[float] = []
+    server_cpu: list[float] = []
+    chunks = None
     try:
-        host, port = server.get_host_and_port()
-        endpoint = f"http://{host}:{port}"
-        env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-               "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint,
-               "XDG_CACHE_HOME": str(work / "cache-home")}
-        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                     aws_access_key_id="bench", aws_secret_access_key="bench"
-                     ).create_bucket(Bucket="bench")
-        remote, _, _ = run_child(ragloom("ingest", str(corpus), "--index", "s3://bench/index",
-                                         "--no-cache", "-q"), env=env)
+        for run in range(runs):
+            shutil.rmtree(work / "s3local", ignore_errors=True)
+            wall, _, out, cpu = run_child_cpu(ragloom(
+                "ingest", str(corpus), "--index", str(work / "s3local"), "--no-cache", "-q",
+                "--json"))
+            local_s.append(wall)
+            local_cpu.append(cpu)
+            chunks = json.loads(out)["chunks"]
+            bucket = f"bench{run}"
+            client.create_bucket(Bucket=bucket)
+            counter.bucket = bucket
+            counter.kinds.clear()
+            before = _cpu()
+            wall, _, out, cpu = run_child_cpu(ragloom(
+                "ingest", str(corpus), "--index", f"s3://{bucket}/index", "--no-cache", "-q",
+                "--json"), env=env)
+            server_cpu.append(_cpu() - before)
+            s3_s.append(wall)
+            s3_cpu.append(cpu)
+            assert json.loads(out)["chunks"] == chunks, "the S3 run indexed other chunks"
     finally:
-        server.stop()
-    return {"MB": size, "local_s": local, "s3_s": remote, "ratio": remote / local}
+        server.shutdown()
+        thread.join()
+    requests = {k: tuple(v) for k, v in sorted(counter.kinds.items())}
+    return {"MB": size, "chunks": chunks, "local_s": local_s, "s3_s": s3_s,
+            "local_cpu_s": local_cpu, "s3_cpu_s": s3_cpu, "server_cpu_s": server_cpu,
+            "ratio": [s / lo for s, lo in zip(s3_s, local_s, strict=True)],
+            "requests": requests}
+
+
+def print_s3(s3: dict[str, Any]) -> None:
+    def span(values: list[float], unit: str = "s", digits: int = 1) -> str:
+        low, high = min(values), max(values)
+        text = f"{low:.{digits}f}" if f"{low:.{digits}f}" == f"{high:.{digits}f}" else (
+            f"{low:.{digits}f}-{high:.{digits}f}"
+        )
+        return text + unit
+
+    runs = len(s3["s3_s"])
+    print(f"\nS3 on loopback ({s3['MB']} MB, {s3['chunks']:,} chunks, {runs} run(s) each, "
+          f"alternating): {span(s3['s3_s'], ' s')} vs {span(s3['local_s'], ' s')} on local "
+          f"disk ({span(s3['ratio'], 'x', 2)}); CPU of the ingest {span(s3['s3_cpu_s'], ' s')} "
+          f"vs {span(s3['local_cpu_s'], ' s')}; moto's server (one Python process) "
+          f"{span(s3['server_cpu_s'], ' s')} of CPU")
+    for n, (local, remote) in enumerate(zip(s3["local_s"], s3["s3_s"], strict=True), 1):
+        print(f"  run {n}: local {local:.1f} s, then S3 {remote:.1f} s ({remote / local:.2f}x)")
+    rows = s3["requests"]
+    total = [sum(r[i] for r in rows.values()) for i in range(4)]
+    print(f"requests of the last S3 run: {int(total[0]):,}, {total[1]:.1f} s of the server's "
+          f"time, {total[2] / 1e6:.1f} MB in, {total[3] / 1e6:.1f} MB out")
+    print("| request | count | server s | MB in | MB out |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for kind, (count, seconds, received, sent) in sorted(
+        rows.items(), key=lambda kv: -kv[1][1]
+    ):
+        print(f"| {kind} | {int(count):,} | {seconds:.2f} | {received / 1e6:.1f} "
+              f"| {sent / 1e6:.1f} |")
 
 
 def versions() -> str:
@@ -357,8 +526,11 @@ def main() -> None:
         print(json.dumps(child_search(index, corpus, int(queries))), flush=True)
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="20,200", help="MB of input, comma separated")
+    parser.add_argument("--sizes", default="20,200",
+                        help="MB of input, comma separated ('': none, e.g. with --s3)")
     parser.add_argument("--s3", type=int, default=0, help="MB ingested into moto's S3 too")
+    parser.add_argument("--s3-runs", type=int, default=1,
+                        help="ingests into the bucket, each after one into a local folder")
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--only", choices=["ingest"], default=None,
@@ -374,7 +546,7 @@ def main() -> None:
     print(f"# {versions()}; {os.cpu_count()} CPUs; work in {work}", flush=True)
     rows = []
     try:
-        for size in [int(s) for s in args.sizes.split(",")]:
+        for size in [int(s) for s in args.sizes.split(",") if s.strip()]:
             row = measure(size, work, args.queries, args.only == "ingest", env)
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -386,29 +558,10 @@ def main() -> None:
                 print(f"peak ingest RSS {rows[-1]['MB']} MB / {rows[0]['MB']} MB: "
                       f"{rows[-1]['ingest_rss'] / rows[0]['ingest_rss']:.2f}x")
             return
-        print()
-        print("| input MB | chunks | ingest s | ingest peak RSS MB | optimize s | optimize peak "
-              "RSS MB | search p50 ms | p95 ms | recall@10 | add 1 % s (share of ingest) |")
-        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for r in rows:
-            recall = "exact" if not r["vector_index"] else f"{r['recall_at_10']:.3f}"
-            print(f"| {r['MB']} | {r['chunks']:,} | {r['ingest_s']:.1f} | {r['ingest_rss']:.0f} "
-                  f"| {r['optimize_s']:.1f} | {r['optimize_rss']:.0f} | {r['p50_ms']:.0f} "
-                  f"| {r['p95_ms']:.0f} | {recall} | {r['add_s']:.1f} "
-                  f"({100 * r['add_share']:.1f} %) |")
-        print()
-        for r in rows:
-            print(f"add 1 % at {r['MB']} MB ({r['add_MB']} MB, {r['add_indexed']} documents "
-                  f"indexed, {r['add_unchanged']:,} unchanged): {r['add_s']:.1f} s = start-up "
-                  f"{r['add_startup_s']:.1f} s + routes {r['add_routes_s']:.1f} s + the rest "
-                  f"{r['add_rest_s']:.1f} s; peak RSS {r['add_rss']:.0f} MB")
-        if len(rows) > 1:
-            print(f"\npeak ingest RSS {rows[-1]['MB']} MB / {rows[0]['MB']} MB: "
-                  f"{rows[-1]['ingest_rss'] / rows[0]['ingest_rss']:.2f}x")
+        if rows:
+            print_table(rows)
         if args.s3:
-            s3 = measure_s3(args.s3, work)
-            print(f"\nS3 on loopback ({s3['MB']} MB): {s3['s3_s']:.1f} s vs {s3['local_s']:.1f} s "
-                  f"on local disk ({s3['ratio']:.2f}x)")
+            print_s3(measure_s3(args.s3, work, args.s3_runs))
     finally:
         if args.work is not None:
             pass  # the caller's folder: kept
@@ -416,6 +569,28 @@ def main() -> None:
             print(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    print()
+    print("| input MB | chunks | ingest s | ingest peak RSS MB | optimize s | optimize peak "
+          "RSS MB | search p50 ms | p95 ms | recall@10 | add 1 % s (share of ingest) |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        recall = "exact" if not r["vector_index"] else f"{r['recall_at_10']:.3f}"
+        print(f"| {r['MB']} | {r['chunks']:,} | {r['ingest_s']:.1f} | {r['ingest_rss']:.0f} "
+              f"| {r['optimize_s']:.1f} | {r['optimize_rss']:.0f} | {r['p50_ms']:.0f} "
+              f"| {r['p95_ms']:.0f} | {recall} | {r['add_s']:.1f} "
+              f"({100 * r['add_share']:.1f} %) |")
+    print()
+    for r in rows:
+        print(f"add 1 % at {r['MB']} MB ({r['add_MB']} MB, {r['add_indexed']} documents "
+              f"indexed, {r['add_unchanged']:,} unchanged): {r['add_s']:.1f} s = start-up "
+              f"{r['add_startup_s']:.1f} s + routes {r['add_routes_s']:.1f} s + the rest "
+              f"{r['add_rest_s']:.1f} s; peak RSS {r['add_rss']:.0f} MB")
+    if len(rows) > 1:
+        print(f"\npeak ingest RSS {rows[-1]['MB']} MB / {rows[0]['MB']} MB: "
+              f"{rows[-1]['ingest_rss'] / rows[0]['ingest_rss']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ in process (``ragloom.cli.main``): what is tested is the store, not the entry po
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 pytest.importorskip("ragloom_text")
 pytest.importorskip("ragloom_semantic")
 pytest.importorskip("ragloom_lancedb")
-moto_server = pytest.importorskip("moto.server")
+pytest.importorskip("moto.server")
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-docs"
 BUCKET = "ragloom-index"
@@ -26,18 +27,45 @@ BUCKET = "ragloom-index"
 pytestmark = pytest.mark.xdist_group("lancedb-s3")
 
 
+#: Every request the server answered: (method, key or listed prefix, query string).
+REQUESTS: list[tuple[str, str, str]] = []
+
+
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
+    """moto's S3 server on loopback (its own WSGI app, as ``moto_server`` runs it), noting
+    each request in :data:`REQUESTS`."""
     import logging
+    import threading
+    from urllib.parse import parse_qs
+
+    from moto.moto_server.werkzeug_app import (
+        DomainDispatcherApplication,
+        MotoRequestHandler,
+        create_backend_app,
+    )
+    from werkzeug.serving import make_server
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
+    app = DomainDispatcherApplication(create_backend_app)
+
+    def noted(environ: dict[str, object], start_response: object) -> object:
+        query = str(environ.get("QUERY_STRING", ""))
+        key = str(environ.get("PATH_INFO", "")).lstrip("/").partition("/")[2]
+        if environ["REQUEST_METHOD"] == "GET" and "list-type" in query:
+            key = parse_qs(query).get("prefix", [""])[0]
+        REQUESTS.append((str(environ["REQUEST_METHOD"]), key, query))
+        return app(environ, start_response)
+
+    server = make_server("127.0.0.1", 0, noted, True, request_handler=MotoRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
     try:
         yield f"http://{host}:{port}"
     finally:
-        server.stop()
+        server.shutdown()
+        thread.join()
 
 
 @pytest.fixture
@@ -189,3 +217,123 @@ def test_parts_written_elsewhere_are_committed_or_removed_in_a_bucket(s3: object
         store.commit_parts({"b": "b1"}, [part(store, "b")])
         assert store.fingerprints() == {"b": "b1"}
         assert [c.id for c in store.chunks(["b"])["b"]] == ["b#0"]
+
+
+def _doc(n: int, words: str = "text") -> object:
+    from ragloom.models import Document
+    from ragloom.stores import IndexedDocument
+
+    content = f"{words} {n}"
+    chunk = Document(
+        id=f"d{n}#0", content=content, parent_id=f"d{n}", index=0, start=0, end=len(content),
+        embedding=[1.0, float(n), 0.5],
+    )
+    return IndexedDocument(f"d{n}", f"f{n}", [chunk])
+
+
+def _listings(since: int, table: str) -> int:
+    """Listings of ``table``'s versions among the requests since ``since``."""
+    return sum(
+        1 for method, key, query in REQUESTS[since:]
+        if method == "GET" and "list-type" in query and key.endswith(f"/{table}.lance/_versions/")
+    )
+
+
+def test_a_writer_of_a_bucket_index_lists_versions_only_to_commit_and_folds_lightly(
+    s3: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In object storage a check for newer versions lists every version of the table: the
+    handle that writes (holding the writer lock) lists them only where Lance commits, joins
+    the documents table's small files every few commits instead of reading them all at each
+    write, and folds without looking for old versions to remove (which reads every version's
+    manifest: LanceDB's optimize() of the documents table did, at every fold)."""
+    import lance
+    from ragloom_lancedb import LanceDBStore
+    from ragloom_lancedb import store as store_module
+    from ragloom_lancedb._place import storage_options
+
+    monkeypatch.setattr(store_module, "_OPTIMIZE_ROWS", 1 << 30)  # no fold until asked
+    index = f"s3://{BUCKET}/lists"
+    options = storage_options(index)
+
+    def dataset(table: str) -> object:
+        return lance.dataset(f"{index}/{table}.lance", storage_options=options)
+
+    tables = ("chunks", "chunks_documents")
+    with LanceDBStore(index) as store:
+        store.write([_doc(0)])
+        before = {t: dataset(t).version for t in tables}
+        since = len(REQUESTS)
+        for n in range(1, 6):
+            store.write([_doc(n)])
+        listed = {t: _listings(since, t) for t in tables}
+        commits = {t: dataset(t).version - before[t] for t in tables}
+        assert commits["chunks"] == 5 and commits["chunks_documents"] >= 10
+        # Lance lists them to commit (and to join files: once here), nothing checks before
+        # each read (before: 13 listings of the documents table and 7 of the chunks table
+        # per write)
+        for table in tables:
+            assert 0 < listed[table] <= commits[table] + 1, (table, listed, commits)
+        assert len(dataset("chunks_documents").get_fragments()) <= 4  # 6 before
+
+        monkeypatch.setattr(store_module, "_OPTIMIZE_ROWS", 1)  # the next write folds
+        since = len(REQUESTS)
+        store.write([_doc(6)])
+        manifests = [
+            key for method, key, _ in REQUESTS[since:]
+            if method == "GET" and key.endswith(".manifest")
+        ]
+        assert len(manifests) <= 6, manifests  # 19 before (every version of both tables)
+        assert store.fingerprints() == {f"d{n}": f"f{n}" for n in range(7)}
+        assert [h.chunk.id for h in store.search(text="text 6", top_k=7)][:1] == ["d6#0"]
+        assert store.check(full=True).ok
+
+
+def test_a_store_in_a_bucket_has_lance_upload_its_files_in_one_request(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Lance reads the size from which it uploads a file in parts from the environment only:
+    a store in object storage sets it (a batch's data file is then one PUT, not a multipart
+    upload of four requests or more), unless the user did; a local one leaves it alone."""
+    from ragloom_lancedb import LanceDBStore
+    from ragloom_lancedb._place import UPLOAD_SIZE
+
+    monkeypatch.delenv("LANCE_INITIAL_UPLOAD_SIZE", raising=False)
+    LanceDBStore(tmp_path / "local")
+    assert "LANCE_INITIAL_UPLOAD_SIZE" not in os.environ
+    LanceDBStore(f"s3://{BUCKET}/uploads")
+    assert os.environ["LANCE_INITIAL_UPLOAD_SIZE"] == str(UPLOAD_SIZE)
+    monkeypatch.setenv("LANCE_INITIAL_UPLOAD_SIZE", str(8 << 20))
+    LanceDBStore(f"s3://{BUCKET}/uploads")
+    assert os.environ["LANCE_INITIAL_UPLOAD_SIZE"] == str(8 << 20)
+
+
+def test_a_failed_write_to_a_bucket_is_rolled_back(
+    s3: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer's tables, reopened without version checks, still return to their versions
+    before a write that fails: the index is as it was, for this handle and for a reader."""
+    from ragloom.models import Document
+    from ragloom.stores import IndexedDocument, StoreError
+    from ragloom_lancedb import LanceDBStore
+
+    index = f"s3://{BUCKET}/rollback"
+    with LanceDBStore(index) as store:
+        store.write([_doc(0, "first"), _doc(1, "first")])
+
+        def crash(*_args: object, **_kwargs: object) -> None:
+            raise OSError("disk quota exceeded")
+
+        monkeypatch.setattr(store._chunks, "add", crash)  # after the old chunks were deleted
+        content = "second 0"
+        chunk = Document(
+            id="d0#0", content=content, parent_id="d0", index=0, start=0, end=len(content),
+            embedding=[0.0, 1.0, 0.0],
+        )
+        with pytest.raises(StoreError, match="rolled back"):
+            store.write([IndexedDocument("d0", "g0", [chunk])])
+        assert store.fingerprints() == {"d0": "f0", "d1": "f1"}
+        assert [c.content for c in store.chunks(["d0"])["d0"]] == ["first 0"]
+    with LanceDBStore(index) as reader:
+        assert reader.fingerprints() == {"d0": "f0", "d1": "f1"}
+        assert reader.check().ok

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["ObjectFolder", "remote_uri", "storage_options", "writer_lock_path"]
+__all__ = [
+    "ObjectFolder", "remote_uri", "single_uploads", "storage_options", "writer_lock_path",
+]
 
 #: URI schemes of object storage that Lance reads and writes (``s3`` is the one tested here).
 REMOTE_SCHEMES = ("s3", "s3+ddb", "gs", "az", "abfs")
@@ -64,6 +66,21 @@ def storage_options(uri: str) -> dict[str, str]:
     if region:
         options["aws_region"] = region
     return options
+
+
+#: Bytes Lance buffers before it begins a multipart upload (Lance's default: 5 MB, the least
+#: S3 takes). A batch's data file (a few thousand chunks) is 10-20 MB: one PUT instead of a
+#: multipart upload of four requests or more (start, parts, completion).
+UPLOAD_SIZE = 32 << 20
+
+
+def single_uploads() -> None:
+    """Have Lance upload a file of up to :data:`UPLOAD_SIZE` bytes in one request, unless the
+    environment says otherwise. Lance reads ``LANCE_INITIAL_UPLOAD_SIZE`` from the
+    environment only (no storage option), once, at its first write: this is called when a
+    store in object storage is made, before it writes (a process that wrote with Lance
+    before keeps the size it read then). A process that makes no such store is left alone."""
+    os.environ.setdefault("LANCE_INITIAL_UPLOAD_SIZE", str(UPLOAD_SIZE))
 
 
 def writer_lock_path(uri: str) -> Path:

@@ -32,7 +32,13 @@ from ragloom.stores import (
 
 from ._imports import import_lancedb
 from ._parts import Fragments, FragmentWriter
-from ._place import ObjectFolder, remote_uri, storage_options, writer_lock_path
+from ._place import (
+    ObjectFolder,
+    remote_uri,
+    single_uploads,
+    storage_options,
+    writer_lock_path,
+)
 from ._rows import CHUNK_COLUMNS, FORMAT, FORMAT_KEY, FORMAT_PREFIX, chunk_rows, chunk_schema
 from ._where import condition_sql, sql_string
 
@@ -121,6 +127,9 @@ _PART_GROUP_ROWS = _OPTIMIZE_ROWS // 2
 #: the partitions it probes): an exact search reads every vector, ~40 ms per 100k of 256
 #: dimensions; the index reads about a quarter of them, with ~0.98 recall@10 of the exact one.
 _VECTOR_INDEX_ROWS = 50_000
+#: Commits to the documents table after which a store in object storage joins its small
+#: files between folds (see ``_fold_documents``; a request per file read at each write).
+_DOCUMENTS_FOLD_COMMITS = 8
 _VECTOR_INDEX_PREFIX = "vector_ivf"
 #: What follows the prefix in the name of a quantized index (IVF_RQ: RaBitQ, one bit per
 #: dimension); an index named without it (older versions) holds exact vectors (IVF_FLAT).
@@ -291,8 +300,12 @@ class LanceDBStore(Store):
     allowed when that URL says ``http://``). :meth:`properties` is an object beside the
     tables. The writer lock is a local file named after the URI (in
     ``~/.cache/ragloom/locks``): it keeps writers on one machine apart, not writers on two
-    machines: run one ingest of a bucket's index at a time. :attr:`path` is ``None`` and
-    :attr:`uri` the URI.
+    machines: run one ingest of a bucket's index at a time. A handle that writes there and
+    holds the lock does not look for other processes' versions before each operation (a
+    listing of every version of the table, in a bucket), joins the documents table's small
+    files every 8 commits besides at folds, and has Lance upload files of up to 32 MB in one
+    request (``LANCE_INITIAL_UPLOAD_SIZE``, unless set): an ingest's cost there is its
+    number of requests. :attr:`path` is ``None`` and :attr:`uri` the URI.
 
     **Writers and readers.** A handle that writes (or calls :meth:`lock`) first takes the
     store's writer lock (an OS file lock on ``ragloom-writer.lock`` in the directory, released
@@ -390,6 +403,8 @@ class LanceDBStore(Store):
         self.uri = remote if remote is not None else str(self.path)
         self._folder = ObjectFolder(remote) if remote is not None else None
         self._options = storage_options(remote) if remote is not None else {}
+        if remote is not None:
+            single_uploads()
         self.table = table
         self.hybrid_k = hybrid_k
         self.hybrid_candidates = hybrid_candidates
@@ -407,6 +422,12 @@ class LanceDBStore(Store):
         #: Rows read (by row id) from the table version ``_rows_of`` (a Lance dataset).
         self._rows_kept: OrderedDict[object, Document] = OrderedDict()
         self._rows_of: Any = None
+        #: The connection checks for other processes' versions before every read (see _settle).
+        self._checks_versions = True
+        #: Both indexes of the chunks table are known to exist (see _ensure_indexes).
+        self._indexed = False
+        #: Commits to the documents table since its files were last joined.
+        self._documents_commits = 0
         #: Partitions of the table's approximate vector index (``None``: none; read on open).
         self._partitions: _VectorIndex | None = None
         self.lock_timeout = float(lock_timeout)
@@ -512,13 +533,32 @@ class LanceDBStore(Store):
                     self.path.mkdir(parents=True, exist_ok=True)
         lancedb = import_lancedb()
 
+        # Reads check for versions committed by other processes, except in a handle that
+        # writes an index in object storage (see _settle).
+        unchecked = self._folder is not None and self._writer is not None and self._writes
         with self._guard("open the store"):
-            # Reads check for versions committed by other processes.
             self._db = lancedb.connect(
-                self.uri, read_consistency_interval=timedelta(0),
+                self.uri, read_consistency_interval=None if unchecked else timedelta(0),
                 storage_options=self._options or None,
             )
+        self._checks_versions = not unchecked
         return self._db
+
+    def _settle(self) -> None:
+        """A handle that writes an index in object storage and holds its writer lock reopens
+        its tables without checking for other processes' versions before each operation.
+
+        In object storage that check is a listing of the table's versions (all of them, until
+        close removes the old ones), and LanceDB makes several per write: most of the
+        requests of an ingest into a bucket, and most of its time on a loopback server. No
+        other process commits while the lock is held (writers take it; on one machine, see
+        **Object storage**), and this handle sees its own commits without looking (Lance's
+        own commits, by folds and parts, are followed by ``checkout_latest``). A local
+        folder keeps the check: it costs a directory listing."""
+        if self._folder is None or self._writer is None or self._db is None:
+            return
+        if self._checks_versions:
+            self._db = self._chunks = self._documents = None
 
     def _check_writable(self) -> None:
         if self.path is None:
@@ -967,9 +1007,11 @@ class LanceDBStore(Store):
                     self._chunks = None
                     self._dimension = None
                     self._text_indexed = False
+                    self._indexed = False
                     self._partitions = None
                 else:
                     chunks.restore(chunks_version)
+                    self._indexed = False  # that version may predate them
             if documents is not None and documents.version != documents_version:
                 if documents_version is None:
                     self._db.drop_table(self._documents_table)
@@ -986,6 +1028,7 @@ class LanceDBStore(Store):
         the writes since the last one are due."""
         self._check_writable()
         self.take_writer_lock()
+        self._settle()
         self._tables(create=True)
         with self._guard("create the documents table"):
             if self._documents is None:
@@ -1011,13 +1054,17 @@ class LanceDBStore(Store):
             self._roll_back(*before)
             raise
         self._pending_commits += 3 if add is not None else 4  # add() counts its own
+        self._documents_commits += 2
         if self._chunks is not None:
             self._ensure_indexes()
             due = self._pending_rows + _COMMIT_ROWS * self._pending_commits
             if due >= _OPTIMIZE_ROWS:
                 self._optimize(vectors=False)
-            else:
-                _release_memory()
+                return
+        if self._folder is not None and self._documents_commits >= _DOCUMENTS_FOLD_COMMITS:
+            with self._guard("optimize the documents table"):
+                self._fold_documents()
+        _release_memory()
 
     def _roll_back(self, documents_version: int, chunks_version: int | None) -> bool:
         """Return both tables to their versions before a write that failed (a table the
@@ -1030,8 +1077,10 @@ class LanceDBStore(Store):
                     self._chunks = None
                     self._dimension = None
                     self._text_indexed = False
+                    self._indexed = False
                 else:
                     self._chunks.restore(chunks_version)
+                    self._indexed = False  # that version may predate them
             if self._documents is not None and self._documents.version != documents_version:
                 self._documents.restore(documents_version)
         except Exception:  # noqa: BLE001 - the write's own error is the one to report
@@ -1068,7 +1117,10 @@ class LanceDBStore(Store):
             return {column for i in chunks.list_indices() for column in i.columns}
 
     def _ensure_indexes(self) -> None:
-        """The full-text index on the content and the label index on the where tokens."""
+        """The full-text index on the content and the label index on the where tokens (looked
+        for once per handle: only this handle, holding the writer lock, can remove them)."""
+        if self._indexed:
+            return
         indexed = self._index_names(self._chunks)
         if _TEXT_COLUMN not in indexed:
             from lancedb.index import FTS
@@ -1080,6 +1132,7 @@ class LanceDBStore(Store):
 
             with self._guard("build the metadata index"):
                 self._chunks.create_index("where_tokens", config=LabelList())
+        self._indexed = True
 
     def _ensure_text_index(self, chunks: Any) -> None:
         """Build the full-text index if a crash left the table without it."""
@@ -1116,13 +1169,27 @@ class LanceDBStore(Store):
                 dataset.optimize.optimize_indices(num_indices_to_merge=1 << 20 if vectors else 0)
                 del dataset
                 self._chunks.checkout_latest()
-            if self._documents is not None:
-                self._documents.optimize()
+            self._fold_documents()
         self._pending_rows = 0
         self._pending_commits = 0
         if self._chunks is not None and vectors:
             self._ensure_vector_index(self._chunks)
         _release_memory()
+
+    def _fold_documents(self) -> None:
+        """Join the documents table's small files (each write adds two, and a file with a
+        deletion file per rewritten row range): every write reads the whole table
+        (``merge_insert``), one request per file in object storage. Lance's compaction only:
+        LanceDB's ``optimize()`` also looks for versions more than a week old to remove, which
+        reads every version's manifest (in object storage, a request each; close removes the
+        old versions anyway)."""
+        self._documents_commits = 0
+        if self._documents is None:
+            return
+        dataset = self._documents.to_lance()
+        dataset.optimize.compact_files(num_threads=1)
+        del dataset
+        self._documents.checkout_latest()
 
     def _vector_partitions(self, chunks: Any) -> _VectorIndex | None:
         """The approximate vector index (named after its partitions), if any."""
@@ -1256,6 +1323,7 @@ class LanceDBStore(Store):
                     self._db.drop_table(self.table)
                     self._chunks = None
                     self._text_indexed = False
+                    self._indexed = False
                     self._dimension = None
                 if documents is not None:
                     self._db.drop_table(self._documents_table)
@@ -1603,6 +1671,7 @@ class LanceDBStore(Store):
                         for index in chunks.list_indices():
                             chunks.drop_index(index.name)
                     self._text_indexed = False
+                    self._indexed = False
                     self._partitions = None
                     self._ensure_indexes()
                     self._ensure_vector_index(chunks)
@@ -1637,6 +1706,7 @@ class LanceDBStore(Store):
                 lost_documents |= name == self._documents_table
         self._chunks = self._documents = self._db = None
         self._text_indexed = False
+        self._indexed = False
         self._dimension = None
         self._partitions = None
         if lost_documents and self._table_exists(self.table):
