@@ -811,8 +811,7 @@ class LanceDBStore(Store):
             return
         self._writes = True
         with self._lock:
-            chunks, _ = self._tables()
-            known = self.dimension if chunks is not None else None
+            known = self._written_dimension()
             ids, fingerprints, counts, rows, dimension = self._prepare(docs, known)
 
             def add() -> None:
@@ -821,6 +820,12 @@ class LanceDBStore(Store):
                 self._pending_commits += 1
 
             self._commit(ids, fingerprints, counts, dimension, add if rows is not None else None)
+
+    def _written_dimension(self) -> int | None:
+        """The vector dimension of the chunks table, ``None`` while it does not exist (the
+        first write sets it). Called under the lock, by the writes."""
+        chunks, _ = self._tables()
+        return self.dimension if chunks is not None else None
 
     def part_writer(self) -> FragmentWriter:
         """A writer of uncommitted parts of the chunks table (Lance fragments, see
@@ -891,8 +896,7 @@ class LanceDBStore(Store):
             return
         self._writes = True
         with self._lock:
-            chunks, _ = self._tables()
-            known = self.dimension if chunks is not None else None
+            known = self._written_dimension()
             if len(dimensions) > 1 or (known is not None and dimensions - {known}):
                 held = f"holds vectors of dimension {known}" if known is not None else (
                     "was given parts of several dimensions"
