@@ -103,6 +103,36 @@ def test_compare_setups_side_by_side_with_differences(cli, index) -> None:
         assert f"{difference['question_id']} facet {difference['facet']}: found by" in proc.stdout
 
 
+def test_a_set_up_spreads_its_passages_over_documents(cli, index) -> None:
+    data = run_json(
+        cli, QUESTIONS, "--index", index, "--compare", "spread=per_document=1,search_depth=2",
+    )
+    default, spread = data["setups"]
+    assert spread["name"] == "spread"
+
+    def repeats(setup: dict) -> int:  # passages of a page already shown above them
+        return sum(
+            len(q["returned"]) - len(set(q["returned"]))
+            for q in setup["questions"]
+        )
+
+    def first_repeat(question: dict) -> int:
+        documents = question["returned"]  # the document of each passage, in order
+        later = [i for i, d in enumerate(documents) if d in documents[:i]]
+        return later[0] if later else len(documents)
+
+    # the sample documents are few: every answer repeats some page, but with the spread set-up
+    # only once every page found has shown a passage
+    assert repeats(default) > 0 and repeats(spread) > 0
+    for question in spread["questions"]:
+        documents = question["returned"]
+        assert len(set(documents[: first_repeat(question)])) == first_repeat(question)
+        assert set(documents[first_repeat(question):]) <= set(documents[: first_repeat(question)])
+    assert sum(first_repeat(q) for q in spread["questions"]) > sum(
+        first_repeat(q) for q in default["questions"]
+    )
+
+
 def test_several_indexes(cli, index, tmp_path) -> None:
     copy = tmp_path / "other" / "index"
     shutil.copytree(index, copy)

@@ -167,6 +167,8 @@ def test_dump_writes_the_retrieval_section_back(registry) -> None:
         "fusion_k": 5,
         "consensus": 0.2,
         "whole_weight": 1.0,
+        "per_document": 0,
+        "search_depth": 1,
     }
     assert dumped["query"]["router"]["params"]["routes"][0]["retrieve"]["weight"] == 2.0
     again = build_pipeline(dumped, registry=registry)
@@ -178,6 +180,20 @@ def test_dump_writes_the_retrieval_section_back(registry) -> None:
     pipeline.close()
     again.close()
     assert all(store.closed for store in OPENED)
+
+
+def test_a_file_sets_how_passages_spread_over_documents(registry) -> None:
+    pipeline = build_pipeline(spec(per_document=0, search_depth=3), registry=registry)
+    block = pipeline.block
+    assert (block.per_document, block.search_depth) == (0, 3)
+    dumped = dump_pipeline(pipeline)
+    assert (dumped["retrieval"]["per_document"], dumped["retrieval"]["search_depth"]) == (0, 3)
+    default = build_pipeline(spec(), registry=registry)
+    assert default.block.config_hash != block.config_hash
+    with pytest.raises(ConfigurationError, match="search_depth"):
+        build_pipeline(spec(search_depth=0), registry=registry)
+    pipeline.close()
+    default.close()
 
 
 def test_a_relative_store_path_is_read_from_the_files_folder(registry, tmp_path) -> None:

@@ -17,16 +17,23 @@ found several times counted once. The defaults (``fusion_k=5``, ``consensus=0.2`
 ask's best passages first and let agreement between searches break ties, so a passage that every
 ask finds only fairly well (a table of contents, a "next steps" list) no longer outranks the
 passages that answer one ask; they were chosen on the development halves of the project's
-evaluation sets (plain sum-RRF, ``fusion_k=60, consensus=1``, found fewer facets there). Each
-passage says which sub-queries found it at what rank. A passage's ``score`` is its fused score
-over the best one possible (every list ranking it first): 1.0 is a passage every search put
-first, and the scores of one answer compare with each other. Query-side components
-(:mod:`ragloom.query_stages`; a reranker, ``components={"reranker": ...}``) see each search's
-hits before the fusion, or the question's fused passages before the cut to ``top_k`` (then
-every fused passage, and they choose the ``top_k`` kept and their order; scores stay the fused
-ones). A sub-query whose retrieval
-failed is reported in the result; a question whose every sub-query failed fails as an item
-(``ItemFailed``).
+evaluation sets (plain sum-RRF, ``fusion_k=60, consensus=1``, found fewer facets there).
+Two settings trade passages for documents, off by default: each search may ask for
+``search_depth`` times its ``top_k`` passages, and the fused list may show at most
+``per_document`` passages of a document before every other document found has shown one
+(:func:`~ragloom.retrieval.spread_documents`; a document's further passages follow, in fused
+order, and are the first cut to ``top_k``). On the development halves, ``per_document=1,
+search_depth=2`` found more expected documents in the first ten passages on each of the five
+sets, but fewer of the passages that hold the facts each page was chosen for, on each set
+measured (docs/evaluation.md): a second passage of the page that answers is often the one
+that answers. Each passage says which sub-queries found it at what rank. A passage's
+``score`` is its fused score over the best one possible (every list ranking it first): 1.0 is
+a passage every search put first, and the scores of one answer compare with each other.
+Query-side components (:mod:`ragloom.query_stages`; a reranker, ``components={"reranker":
+...}``) see each search's hits before the fusion, or the question's fused passages before the
+cut to ``top_k`` (then every fused passage, and they choose the ``top_k`` kept and their
+order; scores stay the fused ones). A sub-query whose retrieval failed is reported in the
+result; a question whose every sub-query failed fails as an item (``ItemFailed``).
 """
 
 from __future__ import annotations
@@ -60,7 +67,7 @@ from .pipeline import Pipeline
 from .policy import Policy
 from .query import QueryTransformer, RetrieveSpec, Router
 from .query_stages import build_query_component, check_query_components, ordered
-from .retrieval import Retriever, demote_boilerplate, reciprocal_rank_fusion
+from .retrieval import Retriever, demote_boilerplate, reciprocal_rank_fusion, spread_documents
 from .step import PipelineStep
 
 __all__ = [
@@ -92,6 +99,11 @@ DEFAULT_FUSION_K = 5
 #: How much a passage's gains from its other lists add to its best one (0: the best alone;
 #: 1: the plain sum of reciprocal rank fusion).
 DEFAULT_CONSENSUS = 0.2
+#: Passages of one document the fused list shows before every other document found has shown
+#: one (0: the fused order alone; see the module docstring).
+DEFAULT_PER_DOCUMENT = 0
+#: Each search asks for this many times its ``top_k`` passages (candidates for the fused list).
+DEFAULT_SEARCH_DEPTH = 1
 
 
 class SubQueryFailure(BaseModel):
@@ -118,7 +130,8 @@ class RetrievalResult(BaseModel):
     sub_queries: list[str] = Field(default_factory=list)
     #: The route of each sub-query, with the router's score and any fallback reason.
     routing_plan: list[SubQueryRoute] = Field(default_factory=list)
-    #: The fused passages, best first.
+    #: The fused passages, best first (a document's passages beyond the block's
+    #: ``per_document`` after every other document's first ones).
     passages: list[FusedPassage] = Field(default_factory=list)
     #: Sub-queries whose retrieval failed.
     failures: list[SubQueryFailure] = Field(default_factory=list)
@@ -145,6 +158,8 @@ class RetrieveStep(PipelineStep[Any]):
         consensus: float = DEFAULT_CONSENSUS,
         whole_weight: float = DEFAULT_WHOLE_WEIGHT,
         boost_weight: float = DEFAULT_BOOST_WEIGHT,
+        per_document: int = DEFAULT_PER_DOCUMENT,
+        search_depth: int = DEFAULT_SEARCH_DEPTH,
         components: Mapping[str, Any] | None = None,
         policy: Policy | None = None,
     ) -> None:
@@ -161,6 +176,8 @@ class RetrieveStep(PipelineStep[Any]):
         self.consensus = consensus
         self.whole_weight = whole_weight
         self.boost_weight = boost_weight
+        self.per_document = _count("per_document", per_document, 0)
+        self.search_depth = _count("search_depth", search_depth, 1)
         #: Query-side components by kind name (see :mod:`ragloom.query_stages`).
         self.components = check_query_components(components)
 
@@ -168,6 +185,7 @@ class RetrieveStep(PipelineStep[Any]):
         return {
             "top_k": self.top_k, "fusion_k": self.fusion_k, "consensus": self.consensus,
             "whole_weight": self.whole_weight, "boost_weight": self.boost_weight,
+            "per_document": self.per_document, "search_depth": self.search_depth,
             **{k: c.config_hash for k, c in self.components.items()},
         }
 
@@ -228,7 +246,7 @@ class RetrieveStep(PipelineStep[Any]):
             call = functools.partial(
                 search.retriever.retrieve,
                 search.routed.sub_query,
-                top_k=search.top_k,
+                top_k=search.top_k * self.search_depth,
                 where=search.where,
             )
             async with limiter:
@@ -266,10 +284,13 @@ class RetrieveStep(PipelineStep[Any]):
         weights = [weight for weight, _ in lists]
         top = max(weights, default=0.0)
         best = (top + self.consensus * (sum(weights) - top)) / (self.fusion_k + 1)
-        fused = reciprocal_rank_fusion(  # a component at the "fused" stage sees them all
-            lists, k=self.fusion_k, top_k=None if refine else self.top_k,
-            consensus=self.consensus,
+        fused = spread_documents(
+            reciprocal_rank_fusion(lists, k=self.fusion_k, consensus=self.consensus),
+            self.per_document,
+            lambda entry: str(entry[1].parent_id),
         )
+        if not refine:  # a component at the "fused" stage sees them all
+            fused = fused[: self.top_k]
         passages = []
         for score, chunk, found in fused:
             passages.append(
@@ -340,6 +361,10 @@ class MultiQueryRetrievalPipeline(Component):
             [0, 1] (1: plain reciprocal rank fusion, the sum).
         whole_weight: the weight of the whole question's search, run beside the sub-queries'
             when the question was split (0: not run).
+        per_document: passages of one document the fused list shows before every other
+            document found has shown one (0: the fused order alone; see the module docstring).
+        search_depth: each search asks for this many times its ``top_k`` passages, the
+            candidates of the fused list (1: ``top_k``).
         max_sub_queries: at most this many sub-queries are searched, as in the routing block.
         on_empty_decomposition: ``"passthrough"`` (search the question alone when the
             decomposer gives nothing usable) or ``"error"``, as in the routing block.
@@ -373,6 +398,8 @@ class MultiQueryRetrievalPipeline(Component):
         fusion_k: int = DEFAULT_FUSION_K,
         consensus: float = DEFAULT_CONSENSUS,
         whole_weight: float = DEFAULT_WHOLE_WEIGHT,
+        per_document: int = DEFAULT_PER_DOCUMENT,
+        search_depth: int = DEFAULT_SEARCH_DEPTH,
         max_sub_queries: int = 4,
         on_empty_decomposition: str = "passthrough",
         policy: Policy | None = None,
@@ -412,6 +439,8 @@ class MultiQueryRetrievalPipeline(Component):
             )
         self.consensus = float(consensus)
         self.whole_weight = float(whole_weight)
+        self.per_document = _count("per_document", per_document, 0)
+        self.search_depth = _count("search_depth", search_depth, 1)
         boost = getattr(router, "boost_weight", None)
         #: The weight of a boosted sub-query's restricted list (the router's, when it says).
         self.boost_weight = (
@@ -456,6 +485,8 @@ class MultiQueryRetrievalPipeline(Component):
             "consensus": self.consensus,
             "whole_weight": self.whole_weight,
             "boost_weight": self.boost_weight,
+            "per_document": self.per_document,
+            "search_depth": self.search_depth,
             **{k: c.config_hash for k, c in self.components.items()},
         }
 
@@ -477,7 +508,8 @@ class MultiQueryRetrievalPipeline(Component):
         last = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
             fusion_k=self.fusion_k, consensus=self.consensus, whole_weight=self.whole_weight,
-            boost_weight=self.boost_weight, components=self.components,
+            boost_weight=self.boost_weight, per_document=self.per_document,
+            search_depth=self.search_depth, components=self.components,
         )(route)
         for step in _chain(registry, "after", self):
             last = step(last)
@@ -493,7 +525,8 @@ class MultiQueryRetrievalPipeline(Component):
         step = RetrieveStep(
             self.retriever, retrievers=self.retrievers, routes=self.routes, top_k=self.top_k,
             fusion_k=self.fusion_k, consensus=self.consensus, whole_weight=self.whole_weight,
-            boost_weight=self.boost_weight, components=self.components, policy=self.policy,
+            boost_weight=self.boost_weight, per_document=self.per_document,
+            search_depth=self.search_depth, components=self.components, policy=self.policy,
         )
         result: RetrievalResult = await step.transform(state, ExecutionContext(policy=self.policy))
         return result
@@ -503,6 +536,12 @@ class MultiQueryRetrievalPipeline(Component):
         from ._sync import run_sync
 
         return run_sync(self.search, query)
+
+
+def _count(name: str, value: Any, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ConfigurationError(f"{name} must be an integer >= {least}, got {value!r}")
+    return value
 
 
 def _same_words(a: str, b: str) -> bool:

@@ -4,7 +4,9 @@ A :class:`Retriever` answers one (sub-)query with the chunks that best match it,
 score. Passages keep their chunk's lineage (document id, exact offsets), so an answer can always
 be traced back to the text it came from. :class:`StoreRetriever` is the built-in one: it
 searches a :class:`~ragloom.stores.Store` by vector, full text or both.
-:func:`reciprocal_rank_fusion` merges the lists of several sub-queries into one.
+:func:`reciprocal_rank_fusion` merges the lists of several sub-queries into one, and
+:func:`spread_documents` lets a fused list show many documents before it shows one of them
+again.
 """
 
 from __future__ import annotations
@@ -14,14 +16,22 @@ import math
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from .component import Component
 from .errors import ConfigurationError, InvalidInputError
 from .stores import ScoredChunk, SearchMode, Store, matches_where
 
-__all__ = ["Retriever", "StoreRetriever", "demote_boilerplate", "reciprocal_rank_fusion"]
+__all__ = [
+    "Retriever",
+    "StoreRetriever",
+    "demote_boilerplate",
+    "reciprocal_rank_fusion",
+    "spread_documents",
+]
+
+_T = TypeVar("_T")
 
 #: The rank constant of reciprocal rank fusion (Cormack et al., 2009).
 DEFAULT_RRF_K = 60
@@ -170,6 +180,35 @@ def demote_boilerplate(hits: Sequence[ScoredChunk]) -> list[ScoredChunk]:
     return [h for h, f in zip(hits, flags, strict=True) if not f] + [
         h for h, f in zip(hits, flags, strict=True) if f
     ]
+
+
+def spread_documents(
+    items: Sequence[_T], per_document: int, document_of: Callable[[_T], Hashable]
+) -> list[_T]:
+    """``items`` (best first) with every document's first ``per_document`` items where they
+    were, among the other documents' first ones, and every further item of a document after
+    all of those (each group keeps its order): the list's first places show as many different
+    documents as it holds before any document shows its next passage. Nothing is dropped.
+    ``per_document=0`` keeps the order given.
+
+    Raises:
+        ConfigurationError: ``per_document`` is not an integer >= 0.
+    """
+    if isinstance(per_document, bool) or not isinstance(per_document, int) or per_document < 0:
+        raise ConfigurationError(
+            f"per_document must be an integer >= 0 (0: the order given), got {per_document!r}"
+        )
+    if per_document == 0:
+        return list(items)
+    shown: dict[Hashable, int] = {}
+    first: list[_T] = []
+    later: list[_T] = []
+    for item in items:
+        document = document_of(item)
+        count = shown.get(document, 0)
+        shown[document] = count + 1
+        (first if count < per_document else later).append(item)
+    return first + later
 
 
 def reciprocal_rank_fusion(

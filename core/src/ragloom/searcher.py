@@ -105,6 +105,11 @@ class _SearchFields(BaseModel):
     #: The weight of a split question's whole-question search (``None``: the block's default;
     #: 0: not searched).
     whole_weight: float | None = Field(default=None, ge=0)
+    #: Passages of one document the fused list shows before every other document's first
+    #: (``None``: the block's default; 0: the fused order alone).
+    per_document: int | None = Field(default=None, ge=0)
+    #: Each search asks for this many times ``top_k`` passages (``None``: the block's default).
+    search_depth: int | None = Field(default=None, ge=1)
     config: str | None = None
     allow_imports: bool = False
 
@@ -116,6 +121,7 @@ class _SearchFields(BaseModel):
             name
             for name in (
                 "routes", "decomposer", "router", "mode", "embedder", "whole_weight",
+                "per_document", "search_depth",
                 "collections", *query_settings(),
             )
             if getattr(self, name, None) is not None
@@ -317,7 +323,12 @@ def build_search(settings: SearchSettings) -> Pipeline[Any]:
 
 
 def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
-    from .multi_retrieval import DEFAULT_WHOLE_WEIGHT, MultiQueryRetrievalPipeline
+    from .multi_retrieval import (
+        DEFAULT_PER_DOCUMENT,
+        DEFAULT_SEARCH_DEPTH,
+        DEFAULT_WHOLE_WEIGHT,
+        MultiQueryRetrievalPipeline,
+    )
     from .plugins import Registry
     from .retrieval import StoreRetriever
 
@@ -371,6 +382,12 @@ def _default_pipeline(settings: SearchSettings) -> Pipeline[Any]:
             top_k=settings.top_k,
             whole_weight=(
                 DEFAULT_WHOLE_WEIGHT if settings.whole_weight is None else settings.whole_weight
+            ),
+            per_document=(
+                DEFAULT_PER_DOCUMENT if settings.per_document is None else settings.per_document
+            ),
+            search_depth=(
+                DEFAULT_SEARCH_DEPTH if settings.search_depth is None else settings.search_depth
             ),
             registry=registry,
             store=store,

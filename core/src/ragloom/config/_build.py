@@ -233,6 +233,8 @@ class _Builder:
                     fusion_k=spec.fusion_k,
                     consensus=spec.consensus,
                     whole_weight=spec.whole_weight,
+                    per_document=spec.per_document,
+                    search_depth=spec.search_depth,
                     max_sub_queries=query.max_sub_queries,
                     on_empty_decomposition=query.on_empty_decomposition,
                     policy=policy,
@@ -569,6 +571,8 @@ def _retrieval_out(dumper: _Dumper, block: MultiQueryRetrievalPipeline) -> dict[
     out["fusion_k"] = block.fusion_k
     out["consensus"] = block.consensus
     out["whole_weight"] = block.whole_weight
+    out["per_document"] = block.per_document
+    out["search_depth"] = block.search_depth
     for kind_name, component in block.components.items():
         setting = KINDS[kind_name].setting
         assert setting is not None

@@ -10,7 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ..errors import ConfigurationError
 from ..kinds import QUERY_KINDS, STEP_KINDS
-from ..multi_retrieval import DEFAULT_CONSENSUS, DEFAULT_FUSION_K, DEFAULT_WHOLE_WEIGHT
+from ..multi_retrieval import (
+    DEFAULT_CONSENSUS,
+    DEFAULT_FUSION_K,
+    DEFAULT_PER_DOCUMENT,
+    DEFAULT_SEARCH_DEPTH,
+    DEFAULT_WHOLE_WEIGHT,
+)
 from ._policy_spec import PolicySpec
 
 __all__ = [
@@ -204,6 +210,16 @@ class _RetrievalFields(BaseModel):
         default=DEFAULT_WHOLE_WEIGHT, ge=0,
         description="Weight of the whole question's search beside a split question's "
         "sub-queries (0: not searched).",
+    )
+    per_document: int = Field(
+        default=DEFAULT_PER_DOCUMENT, ge=0,
+        description="Passages of one document the fused list shows before every other "
+        "document found has shown one (0: the fused order alone).",
+    )
+    search_depth: int = Field(
+        default=DEFAULT_SEARCH_DEPTH, ge=1,
+        description="Each search asks for this many times its top_k passages (the fused "
+        "list's candidates).",
     )
 
 
