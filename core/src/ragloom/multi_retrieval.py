@@ -415,9 +415,8 @@ class MultiQueryRetrievalPipeline(Component):
             raise ComponentTypeError(
                 f"retriever must be a Retriever, got {type(retriever).__name__}"
             )
-        for name, value in (("top_k", top_k), ("fusion_k", fusion_k)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigurationError(f"{name} must be an integer >= 1, got {value!r}")
+        _count("top_k", top_k, 1)
+        _count("fusion_k", fusion_k, 1)
         if (
             isinstance(whole_weight, bool)
             or not isinstance(whole_weight, int | float)
@@ -539,6 +538,7 @@ class MultiQueryRetrievalPipeline(Component):
 
 
 def _count(name: str, value: Any, least: int) -> int:
+    """``value``, checked to be an integer of at least ``least`` (a bool is not one)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise ConfigurationError(f"{name} must be an integer >= {least}, got {value!r}")
     return value
