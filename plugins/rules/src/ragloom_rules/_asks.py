@@ -26,6 +26,7 @@ pretty-printed contents") is not split further.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from . import _lexicon as lx
 from ._references import _object, resolve
@@ -187,21 +188,33 @@ def _unresolved_reference(toks: list[Token], a: int, b: int) -> bool:
 
 #: Words that open an introduction of an action ("once the numbers are loaded, compute").
 _INTRO_OPENERS = lx.words("once after when before if whenever")
+#: Tokens that end a short introduction's search for its end: the clause ended first, or
+#: another item of a list began.
+_INTRO_BREAKS = frozenset({";", ".", "?", "!", ":", "and", "or", "but"})
+
+
+def introduction_end(
+    toks: list[Token], start: int, stop: int, ends_at: Callable[[int], bool] | None = None
+) -> int | None:
+    """Where a short introduction ends, searched from token ``start`` to before ``stop``: its
+    comma, or the first token for which ``ends_at`` holds; ``None`` when a clause or list
+    item ends first (:data:`_INTRO_BREAKS`), or nothing ends it within reach."""
+    for k in range(start, min(len(toks) - 1, stop)):
+        low = toks[k][0]
+        if low in _INTRO_BREAKS:
+            return None
+        if low == "," or (ends_at is not None and ends_at(k)):
+            return k
+    return None
 
 
 def _intro_comma(toks: list[Token], j: int) -> int | None:
     """The comma that ends an introduction opened at ``j`` ("once the rows are in, ...")
     when an action follows it, else ``None``."""
-    n = len(toks)
-    if j >= n or toks[j][0] not in _INTRO_OPENERS:
+    if j >= len(toks) or toks[j][0] not in _INTRO_OPENERS:
         return None
-    for k in range(j + 2, min(n - 1, j + 14)):
-        low = toks[k][0]
-        if low in (";", ".", "?", "!", ":", "and", "or", "but"):
-            return None
-        if low == ",":
-            return k if verb_at(toks, k + 1) else None
-    return None
+    comma = introduction_end(toks, j + 2, j + 14)
+    return comma if comma is not None and verb_at(toks, comma + 1) else None
 
 
 def _words(toks: list[Token], a: int, b: int) -> int:

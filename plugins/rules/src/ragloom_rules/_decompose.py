@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 from ragloom.signals import complexity
 
 from . import _lexicon as lx
-from ._asks import ask_list, comma_intro_end, verb_at
+from ._asks import ask_list, comma_intro_end, introduction_end, verb_at
 from ._comparison import comparison, each_item, juxtaposed
 from ._coordination import coordination_items, one_ask, relation_word
 from ._references import members, needs_resolution, pronouns_only, resolve, topic
@@ -221,19 +221,19 @@ def _asks_at(toks: list[Token], j: int) -> bool:
     the question word ("on the mail host how do I")."""
     if _starts_question(toks, j):
         return True
-    n = len(toks)
-    if j >= n or not (toks[j][3] & (PREP | T) or toks[j][0] in _INTRO_WORDS):
+    if j >= len(toks) or not (toks[j][3] & (PREP | T) or toks[j][0] in _INTRO_WORDS):
         return False
-    for k in range(j + 1, min(n - 1, j + 12)):
-        low = toks[k][0]
-        if low in (";", ".", "?", "!", ":", "and", "or", "but"):
-            return False
-        if low == ",":
-            return _starts_question(toks, k + 1)
-        if toks[k][3] & WH and low not in _INTRO_WH and toks[k + 1][3] & AUX:
-            # "and on the mail host how do I configure ...": no comma after the place
-            return _starts_question(toks, k)
-    return False
+
+    def question_word(k: int) -> bool:
+        # "and on the mail host how do I configure ...": no comma after the place
+        return bool(toks[k][3] & WH) and toks[k][0] not in _INTRO_WH and bool(
+            toks[k + 1][3] & AUX
+        )
+
+    end = introduction_end(toks, j + 1, j + 12, question_word)
+    if end is None:
+        return False
+    return _starts_question(toks, end + 1 if toks[end][0] == "," else end)
 
 
 def _request_at(toks: list[Token], j: int) -> bool:
