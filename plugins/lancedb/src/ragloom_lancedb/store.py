@@ -65,7 +65,7 @@ class _Snapshot(NamedTuple):
     documents: Any
     chunks: Any
     #: The approximate vector index (``None``: none).
-    partitions: _VectorIndex | None
+    vector_index: _VectorIndex | None
     #: Whether the full-text index exists.
     has_text_index: bool
     #: The vector dimension (``None``: no vector column of fixed size).
@@ -429,7 +429,7 @@ class LanceDBStore(Store):
         #: Commits to the documents table since its files were last joined.
         self._documents_commits = 0
         #: Partitions of the table's approximate vector index (``None``: none; read on open).
-        self._partitions: _VectorIndex | None = None
+        self._vector_index: _VectorIndex | None = None
         self.lock_timeout = float(lock_timeout)
         self._writer: Any = None  # the writer lock (a filelock.FileLock) while this handle holds it
         self._wrote = False  # this handle committed something (old versions to clean at close)
@@ -444,7 +444,7 @@ class LanceDBStore(Store):
         self._parts_from: tuple[int | None, int | None] | None = None
         #: What searches read when Lance's package is installed and this handle has not
         #: written: (documents table version, chunks dataset at a consistent version, its
-        #: vector partitions, whether it has the full-text index); see :meth:`_snapshot`.
+        #: vector index, whether it has the full-text index); see :meth:`_snapshot`.
         self._pinned: _Snapshot | None = None
         #: The last answer of :meth:`_values`, under (key, table, version).
         self._values_memo: tuple[Any, tuple[pa.Table, pa.Table]] | None = None
@@ -639,7 +639,7 @@ class LanceDBStore(Store):
             if self._chunks is None:
                 self._chunks = self._open(self.table)
                 if self._chunks is not None and self.vector_index_rows is not None:
-                    self._partitions = self._vector_partitions(self._chunks)
+                    self._vector_index = self._find_vector_index(self._chunks)
             if self._documents is None:
                 self._documents = self._open(self._documents_table)
             return self._chunks, self._documents
@@ -703,18 +703,19 @@ class LanceDBStore(Store):
                 return pinned  # a write began meanwhile: look again at the next search
             with self._guard("list the indexes"):
                 indexes = [(i.name, i.field_names) for i in chunks.describe_indices()]
-            partitions = None
+            vector_index = None
             for name, fields in indexes:
                 if (
                     self.vector_index_rows is not None  # None: the index is never read
-                    and "vector" in fields and _vector_index_of(name) is not None
+                    and "vector" in fields
+                    and (named := _vector_index_of(name)) is not None
                 ):
-                    partitions = _vector_index_of(name)
+                    vector_index = named
             found = _Snapshot(
                 version if not (moved or unfinished) else -1,
                 documents,
                 chunks,
-                partitions,
+                vector_index,
                 any(_TEXT_COLUMN in fields for _, fields in indexes),
                 _vector_size(chunks.schema),
             )
@@ -1008,11 +1009,7 @@ class LanceDBStore(Store):
             if chunks is not None and chunks.version != chunks_version:
                 if chunks_version is None:
                     self._db.drop_table(self.table)
-                    self._chunks = None
-                    self._dimension = None
-                    self._text_indexed = False
-                    self._indexed = False
-                    self._partitions = None
+                    self._forget_chunks()
                 else:
                     chunks.restore(chunks_version)
                     self._indexed = False  # that version may predate them
@@ -1078,10 +1075,7 @@ class LanceDBStore(Store):
             if self._chunks is not None and self._chunks.version != chunks_version:
                 if chunks_version is None:
                     self._db.drop_table(self.table)
-                    self._chunks = None
-                    self._dimension = None
-                    self._text_indexed = False
-                    self._indexed = False
+                    self._forget_chunks()
                 else:
                     self._chunks.restore(chunks_version)
                     self._indexed = False  # that version may predate them
@@ -1137,6 +1131,19 @@ class LanceDBStore(Store):
             with self._guard("build the metadata index"):
                 self._chunks.create_index("where_tokens", config=LabelList())
         self._indexed = True
+
+    def _forget_indexes(self) -> None:
+        """Forget what this handle knows of the chunks table's indexes (looked for again)."""
+        self._text_indexed = False
+        self._indexed = False
+        self._vector_index = None
+
+    def _forget_chunks(self) -> None:
+        """Forget the chunks table (dropped, or to be opened again) and all that this handle
+        knows of it."""
+        self._chunks = None
+        self._dimension = None
+        self._forget_indexes()
 
     def _ensure_text_index(self, chunks: Any) -> None:
         """Build the full-text index if a crash left the table without it."""
@@ -1195,7 +1202,7 @@ class LanceDBStore(Store):
         del dataset
         self._documents.checkout_latest()
 
-    def _vector_partitions(self, chunks: Any) -> _VectorIndex | None:
+    def _find_vector_index(self, chunks: Any) -> _VectorIndex | None:
         """The approximate vector index (named after its partitions), if any."""
         with self._guard("list the indexes"):
             names = [i.name for i in chunks.list_indices() if "vector" in i.columns]
@@ -1219,7 +1226,7 @@ class LanceDBStore(Store):
             return None
         wanted = max(2, round(math.sqrt(rows) / 4))
         if current is None and not _is_dataset(chunks):
-            current = self._vector_partitions(chunks)
+            current = self._find_vector_index(chunks)
         if current is not None and current.quantized and wanted < 2 * current.partitions:
             return None  # folds add new rows to the index's partitions
         return rows, current, wanted
@@ -1232,7 +1239,7 @@ class LanceDBStore(Store):
         with self._lock:
             snapshot = self._snapshot()  # through Lance alone when this handle has not written
             if snapshot is not None:
-                due = self._vector_index_due(snapshot.chunks, snapshot.partitions)
+                due = self._vector_index_due(snapshot.chunks, snapshot.vector_index)
             else:
                 chunks = self._tables()[0]
                 due = None if chunks is None else self._vector_index_due(chunks)
@@ -1273,7 +1280,7 @@ class LanceDBStore(Store):
             for index in chunks.list_indices():
                 if "vector" in index.columns and index.name != name:
                     chunks.drop_index(index.name)
-        self._partitions = _VectorIndex(wanted, quantized=True)
+        self._vector_index = _VectorIndex(wanted, quantized=True)
 
     def delete(self, document_ids: Iterable[str]) -> int:
         """Remove these documents and their chunks; return how many documents were stored."""
@@ -1325,10 +1332,7 @@ class LanceDBStore(Store):
             with self._guard("drop the tables"):
                 if chunks is not None:
                     self._db.drop_table(self.table)
-                    self._chunks = None
-                    self._text_indexed = False
-                    self._indexed = False
-                    self._dimension = None
+                    self._forget_chunks()
                 if documents is not None:
                     self._db.drop_table(self._documents_table)
                     self._documents = None
@@ -1635,7 +1639,7 @@ class LanceDBStore(Store):
                 self._text(chunks, "the", 1, None)
             dimension = self.dimension
             if dimension:
-                self._vector(chunks, [1.0] * dimension, 1, None, self._partitions)
+                self._vector(chunks, [1.0] * dimension, 1, None, self._vector_index)
         except StoreError as exc:
             problems.append(str(exc))
 
@@ -1674,9 +1678,7 @@ class LanceDBStore(Store):
                     with self._guard("rebuild the indexes"):
                         for index in chunks.list_indices():
                             chunks.drop_index(index.name)
-                    self._text_indexed = False
-                    self._indexed = False
-                    self._partitions = None
+                    self._forget_indexes()
                     self._ensure_indexes()
                     self._ensure_vector_index(chunks)
             self._wrote = True
@@ -1708,11 +1710,8 @@ class LanceDBStore(Store):
                     self._remove_table(name)
                 lost_chunks |= name == self.table
                 lost_documents |= name == self._documents_table
-        self._chunks = self._documents = self._db = None
-        self._text_indexed = False
-        self._indexed = False
-        self._dimension = None
-        self._partitions = None
+        self._documents = self._db = None
+        self._forget_chunks()
         if lost_documents and self._table_exists(self.table):
             with self._guard("remove the chunks of unknown documents"):
                 self._remove_table(self.table)
@@ -2042,12 +2041,12 @@ class LanceDBStore(Store):
         mode: SearchMode,
     ) -> list[ScoredChunk]:
         if snapshot is not None and (snapshot.has_text_index or mode == "vector"):
-            chunks, partitions = snapshot.chunks, snapshot.partitions
+            chunks, index = snapshot.chunks, snapshot.vector_index
             query = None if vector is None else self._query_vector(vector, snapshot.dimension)
         else:  # through LanceDB (which builds a full-text index that a crash left unbuilt)
             query = None if vector is None else self._query_vector(vector, self.dimension)
             chunks, _ = self._tables()
-            partitions = self._partitions
+            index = self._vector_index
             if chunks is not None and mode != "vector":
                 self._ensure_text_index(chunks)
         if chunks is None:
@@ -2057,7 +2056,7 @@ class LanceDBStore(Store):
             return []
         if mode == "vector":
             assert query is not None
-            found = self._vector(chunks, query, top_k, predicate, partitions)
+            found = self._vector(chunks, query, top_k, predicate, index)
         elif mode == "text":
             assert text is not None
             found = self._text(chunks, text, top_k, predicate)
@@ -2066,7 +2065,7 @@ class LanceDBStore(Store):
             depth = max(top_k, self.hybrid_candidates)
             # The two searches run at once (Lance works outside the GIL).
             by_text = self._helper().submit(self._text, chunks, text, depth, predicate)
-            by_vector = self._vector(chunks, query, depth, predicate, partitions)
+            by_vector = self._vector(chunks, query, depth, predicate, index)
             found = self._fuse(by_vector, by_text.result(), top_k)
         return self._read_found(chunks, found)
 
@@ -2153,18 +2152,18 @@ class LanceDBStore(Store):
         query: list[float],
         limit: int,
         predicate: str | None,
-        partitions: _VectorIndex | None,
+        index: _VectorIndex | None,
     ) -> list[_Found]:
-        probes = None if partitions is None else (
-            self.vector_nprobes or max(20, math.ceil(partitions.partitions / 4))
+        probes = None if index is None else (
+            self.vector_nprobes or max(20, math.ceil(index.partitions / 4))
         )
         # every partition read: as cheap, and exact, without the index
-        exact = partitions is None or probes is None or probes >= partitions.partitions
+        exact = index is None or probes is None or probes >= index.partitions
         columns = [*_RESULT_COLUMNS, "_distance"]
         # a quantized index's candidates ranked again by exact distance
         refine = (
             max(2, math.ceil(_REFINE_CANDIDATES / limit))
-            if partitions is not None and partitions.quantized else None
+            if index is not None and index.quantized else None
         )
         while True:
             nprobes = None if exact else probes
