@@ -58,13 +58,18 @@ class WritesHere(Engine):
     """The local engine per batch; with an index writer (pickled, as it crosses to a worker)
     every document's outputs are written into a part, as ragloom-ray's workers write them.
     ``hand_back``: a worker that ignores the writer and hands the outputs back. ``fail_after``:
-    the run stops after so many batches."""
+    the run stops after so many batches. ``killed_after``: the run stops once that batch's
+    part is written, before it is handed back (a worker killed after writing)."""
 
     index_writes = True
 
-    def __init__(self, hand_back: bool = False, fail_after: int | None = None) -> None:
+    def __init__(
+        self, hand_back: bool = False, fail_after: int | None = None,
+        killed_after: int | None = None,
+    ) -> None:
         self.hand_back = hand_back
         self.fail_after = fail_after
+        self.killed_after = killed_after
         self.parts = 0
 
     async def map_batches(
@@ -86,6 +91,8 @@ class WritesHere(Engine):
                     outputs.setdefault(event.item.parent_id, []).append(event.item)
             part = writer.write(list(outputs.items()))
             self.parts += 1
+            if number == self.killed_after:
+                raise RuntimeError("the worker was killed")
             for event in events:
                 if isinstance(event, Output):
                     doc_id = event.item.parent_id
@@ -190,6 +197,18 @@ def test_a_run_that_fails_leaves_the_index_as_it_was(
     assert rows(index) == before and data_files(index) == files
     with LanceDBStore(index) as store:
         assert store.check(full=True).ok
+
+    # A part written and never handed back (its worker killed before its result reached the
+    # run): no commit to undo, and its files are removed all the same.
+    (docs / "guides" / "caching.md").write_text("# Caching\n\nChanged once more.\n")
+    try:
+        engine = WritesHere(killed_after=0)
+        with pytest.raises(RuntimeError, match="worker was killed"):
+            _ingest(docs, index, engine, monkeypatch)
+        assert engine.parts == 1
+    finally:
+        shutil.copy(SAMPLE / "guides" / "caching.md", docs / "guides" / "caching.md")
+    assert rows(index) == before and data_files(index) == files
 
 
 def test_commit_parts_checks_what_it_is_given_and_changes_nothing_when_refused(

@@ -35,10 +35,6 @@ class Fragments:
     #: Rows in all of them.
     rows: int
 
-    def files(self) -> list[str]:
-        """The data files written, relative to the table's ``data`` folder."""
-        return [file.path for fragment in self.fragments for file in fragment.files]
-
 
 @dataclass(frozen=True)
 class FragmentWriter:

@@ -950,18 +950,11 @@ class LanceDBStore(Store):
     def discard_parts(self, parts: Sequence[StorePart]) -> None:
         """The run that wrote ``parts`` failed: return both tables to their versions when
         :meth:`part_writer` was called (undoing every commit since, a table created since
-        dropped), and remove the data files of ``parts`` (those never committed; the files
-        of the undone commits go when this handle closes, as old versions do). Files a part
-        writer left without handing back their part (a worker killed while writing) are
-        listed nowhere: the next handle that writes removes them when it closes. Never
+        dropped), and remove every data file of the chunks table that no version lists: the
+        files of ``parts`` (never committed), and those of parts a writer wrote and could not
+        hand back (a worker killed after writing, before its result reached the run). The
+        files of the undone commits go when this handle closes, as old versions do. Never
         raises: what cannot be undone stays consistent (each commit is whole)."""
-        files = [
-            name
-            for part in parts
-            if isinstance(part, StorePart) and isinstance(part.data, Fragments)
-            and part.data.table_uri == self._table_uri(self.table)
-            for name in part.data.files()
-        ]
         start, self._parts_from = self._parts_from, None
         try:
             with self._lock:
@@ -976,13 +969,24 @@ class LanceDBStore(Store):
 
                         shutil.rmtree(self._table_dir(self.table), ignore_errors=True)
                     return
-                for name in files:
-                    if self._folder is not None:
-                        self._folder.delete(f"{self.table}.lance/data/{name}")
-                    else:
-                        (self._table_dir(self.table) / "data" / name).unlink(missing_ok=True)
+                self._remove_unlisted_files()
         except Exception:  # noqa: BLE001 - see the docstring
             pass
+
+    def _remove_unlisted_files(self) -> None:
+        """Remove the chunks table's files that no version lists, keeping every version
+        (Lance's cleanup of versions older than a century, with the files of no version
+        however new they are): called holding the writer lock, once the run's writers have
+        stopped, so no write is under way."""
+        import lance
+
+        dataset = lance.dataset(
+            self._table_uri(self.table), storage_options=self._options or None
+        )
+        with self._guard("remove the files of parts never committed"):
+            dataset.cleanup_old_versions(
+                older_than=timedelta(days=36500), delete_unverified=True
+            )
 
     def _versions(self) -> tuple[int | None, int | None]:
         """The (documents, chunks) tables' versions now (``None``: no such table)."""
