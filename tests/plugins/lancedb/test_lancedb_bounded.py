@@ -65,8 +65,11 @@ def test_folds_never_rewrite_the_table_or_merge_its_indexes(tmp_path, monkeypatc
         # the vector index is left to optimize, which ingest's summary recommends
         assert not any(n.startswith("vector_ivf") for n in segments())
         assert "3,000 chunks" in (store.optimize_due() or "")
+        assert len(fragments()) >= 3
         store.optimize()  # merges the segments and builds the vector index
+        # and joins the table into large files (a search's rows are read from fewer)
+        assert list(fragments().values()) == [3000]
         merged = segments()
-        assert merged["search_text_idx"] == 1 and "vector_ivfrq14" in merged  # sqrt(3000) / 4
+        assert merged["search_text_idx"] == 1 and "vector_ivfrq4b14" in merged  # sqrt(3000) / 4
         assert store.optimize_due() is None
         assert len(store.search(text="batch3", top_k=1000, mode="text")) == 500

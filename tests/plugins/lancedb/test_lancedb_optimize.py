@@ -56,8 +56,8 @@ def test_optimize_is_safe_while_a_reader_searches(tmp_path) -> None:
     assert before[2][0][0] == "b4-12#1" and len(before[0]) == len(before[2]) == 10
     version = reader.read_version()
     with LanceDBStore(path, vector_index_rows=500) as optimizer:
-        optimizer.optimize()  # compacts, builds vector_ivfrq8, removes the old versions
-        assert "vector_ivfrq8" in optimizer.info().details["indexes"]
+        optimizer.optimize()  # compacts, builds vector_ivfrq4b8, removes the old versions
+        assert "vector_ivfrq4b8" in optimizer.info().details["indexes"]
     import lance
 
     kept = [v["version"] for v in lance.dataset(str(path / "chunks.lance")).versions()]

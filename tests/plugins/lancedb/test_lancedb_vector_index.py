@@ -50,7 +50,7 @@ def test_a_fold_builds_the_index_and_search_stays_exact_in_what_it_reads(tmp_pat
     assert not any(name.startswith("vector_ivf") for name in indexes(store))  # 500 rows
     store.write(docs[50:])
     store.optimize()
-    assert "vector_ivfrq10" in indexes(store)  # round(sqrt(1600) / 4) partitions
+    assert "vector_ivfrq4b10" in indexes(store)  # round(sqrt(1600) / 4) partitions
     rng = np.random.default_rng(7)
     for _ in range(10):
         query = rng.standard_normal(DIM).astype(np.float32)
@@ -84,16 +84,16 @@ def test_the_index_is_retrained_as_the_table_grows_and_can_be_turned_off(tmp_pat
     with LanceDBStore(tmp_path / "grow", vector_index_rows=300) as store:
         store.write(small)
         store.optimize()
-        assert "vector_ivfrq5" in indexes(store)
+        assert "vector_ivfrq4b5" in indexes(store)
         more, _ = documents(800, seed=3, prefix="m")
         store.write(more)
         store.optimize()  # 1,200 rows want 9 partitions: not yet twice as many
-        assert "vector_ivfrq5" in indexes(store)
+        assert "vector_ivfrq4b5" in indexes(store)
         extra, _ = documents(800, seed=4, prefix="x")
         store.write(extra)
         store.optimize()  # 2,000 rows want 11 partitions
         names = indexes(store)
-        assert "vector_ivfrq11" in names and "vector_ivfrq5" not in names
+        assert "vector_ivfrq4b11" in names and "vector_ivfrq4b5" not in names
     with LanceDBStore(tmp_path / "off", vector_index_rows=None) as store:
         store.write(small)
         store.optimize()
@@ -135,7 +135,7 @@ def test_the_quantized_index_finds_what_exact_search_does_with_exact_scores(tmp_
     with LanceDBStore(tmp_path / "index", vector_index_rows=1000, vector_nprobes=4) as store:
         store.write(docs)
         store.optimize()
-        assert "vector_ivfrq11" in indexes(store)  # round(sqrt(2000) / 4): 4 of 11 read
+        assert "vector_ivfrq4b11" in indexes(store)  # round(sqrt(2000) / 4): 4 of 11 read
         hits = 0
         for query in queries:
             found = store.search(vector=query.tolist(), top_k=10, mode="vector")
@@ -165,5 +165,31 @@ def test_an_index_of_exact_vectors_from_an_older_version_is_read_then_rebuilt(
         assert [h.chunk.id for h in found] == exact(vectors, ids, query, 10)[0]
         assert "exact vectors" in (store.optimize_due() or "")
         store.optimize()
-        assert "vector_ivfrq10" in indexes(store) and "vector_ivf10" not in indexes(store)
+        assert "vector_ivfrq4b10" in indexes(store) and "vector_ivf10" not in indexes(store)
+        assert store.optimize_due() is None
+
+
+def test_an_index_of_one_bit_vectors_from_an_older_version_is_read_then_rebuilt(
+    tmp_path,
+) -> None:
+    from lancedb.index import IvfRq
+
+    docs, vectors = documents(1600, seed=8)
+    ids = [c.id for d in docs for c in d.chunks]
+    by_id = dict(zip(ids, vectors, strict=True))
+    with LanceDBStore(tmp_path / "index", vector_index_rows=None) as writer:
+        writer.write(docs)
+        writer.optimize()
+        chunks = writer._tables()[0]
+        chunks.create_index("vector", config=IvfRq(distance_type="cosine", num_partitions=10),
+                            name="vector_ivfrq10")  # as versions before four bits named it
+    query = vectors[7] + 0.5 * vectors[9]
+    query = query / np.linalg.norm(query)
+    with LanceDBStore(tmp_path / "index", vector_index_rows=1000) as store:
+        # read as quantized (its candidates ranked again by exact cosines), then rebuilt
+        for hit in store.search(vector=query.tolist(), top_k=10, mode="vector"):
+            assert hit.score == pytest.approx(float(by_id[hit.chunk.id] @ query), abs=1e-5)
+        assert "1 bit per dimension" in (store.optimize_due() or "")
+        store.optimize()
+        assert "vector_ivfrq4b10" in indexes(store) and "vector_ivfrq10" not in indexes(store)
         assert store.optimize_due() is None
