@@ -269,11 +269,12 @@ class LanceDBStore(Store):
     partitions of vectors quantized to four bits per dimension (RaBitQ), retrained when the
     table has grown enough to want twice as many partitions. A search then reads the
     ``vector_nprobes`` partitions nearest to the query (default: a quarter of them, at least
-    20; a search that would read them all is exact instead) and ranks the best 100 of what it
-    finds (at least twice ``top_k``) again by their exact vectors: scores stay exact cosines,
-    but a chunk in a partition not read, or placed too low by its quantized vector, can be
-    missed (on a million chunks of real text, 0.99 of the exact top 10 of stored vectors are
-    found, 0.96 of the exact top 10 of compound questions' asks). An index that an older
+    20; a search that would read them all is exact instead) and ranks the best of what it
+    finds (at least 50, twice ``top_k`` and as many as it asks for) again by their exact
+    vectors: scores stay exact cosines, but a chunk in a partition not read, or placed too
+    low by its quantized vector, can be missed (on a million chunks of real text, 0.98 of the
+    exact top 10 of stored vectors are found, 0.97 of the exact top 10 of compound
+    questions' asks). An index that an older
     version built of exact vectors (IVF_FLAT) or of one bit per dimension is still read, and
     :meth:`optimize` rebuilds it. Rows added since the last fold are searched
     exactly. A search with ``where`` that finds fewer than
