@@ -18,6 +18,7 @@ from typing import Any
 from ragloom.stores import StoreError, StorePart
 
 from ._rows import chunk_rows
+from ._threads import use_every_cpu
 
 __all__ = ["FragmentWriter", "Fragments"]
 
@@ -64,6 +65,7 @@ class FragmentWriter:
         ids, counts, rows, dimension = chunk_rows(documents, self.dimension, self.location)
         fragments: tuple[Any, ...] = ()
         if rows is not None:
+            use_every_cpu()  # a worker's own process: before its first use of Lance
             from lance.fragment import write_fragments
 
             # Before the table's first commit its fragments are written as for a new table

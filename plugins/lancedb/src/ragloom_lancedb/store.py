@@ -40,6 +40,7 @@ from ._place import (
     writer_lock_path,
 )
 from ._rows import CHUNK_COLUMNS, FORMAT, FORMAT_KEY, FORMAT_PREFIX, chunk_rows, chunk_schema
+from ._threads import use_every_cpu
 from ._where import condition_sql, sql_string
 
 if TYPE_CHECKING:
@@ -391,6 +392,7 @@ class LanceDBStore(Store):
         vector_nprobes: int | None = None,
         lock_timeout: float = LOCK_TIMEOUT,
     ) -> None:
+        use_every_cpu()
         if not isinstance(table, str) or not table or not table.replace("_", "").isalnum():
             raise ValueError(f"table must be a name of letters, digits and _, got {table!r}")
         for name, value in (
