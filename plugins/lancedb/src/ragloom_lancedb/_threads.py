@@ -5,9 +5,9 @@ candidates again, building indexes) on a pool of ``LANCE_CPU_THREADS`` threads, 
 machine's CPUs less ``LANCE_IO_CORE_RESERVATION`` (2), and at least one. On a machine of two
 CPUs that is one thread: the searches of a question, run at once, then queue for it while a
 CPU stays idle. On such a machine, and unless either variable is set, ragloom gives that pool
-every CPU (measured on 2 CPUs with bench_scale's million chunks: a question's p50 60 -> 52 ms,
-the same CPU). Lance reads the variable once, at its first use of the pool, so this runs
-before the store first touches Lance.
+every CPU (measured on 2 CPUs with bench_scale's million chunks: a question's p50 58-61 ->
+50-52 ms, at the same CPU). Lance reads the variable once, at its first use of the pool, so
+this runs before the store first touches Lance.
 """
 
 from __future__ import annotations

@@ -133,7 +133,7 @@ _COMMIT_ROWS = _OPTIMIZE_ROWS // _OPTIMIZE_COMMITS
 _FRAGMENT_ROWS = 10_000
 #: The files ``optimize()`` joins the table into (folds leave files of about _FRAGMENT_ROWS
 #: rows). A search reads its rows by id, and reading rows spread over many files costs about
-#: 0.1 ms per file touched (a quantized vector search reads its 100 candidates' vectors): on a
+#: 0.1 ms per file touched (a quantized vector search reads its candidates' vectors): on a
 #: million chunks, 10k-row files made a vector search 11.3 ms, 131k-row ones 7.5 ms. Larger
 #: files gained no more (one file of a million rows: 7.9 ms) and made the join's peak memory
 #: grow (968 MB against 1,121 MB for the million rows).
@@ -275,10 +275,9 @@ class LanceDBStore(Store):
     vectors: scores stay exact cosines, but a chunk in a partition not read, or placed too
     low by its quantized vector, can be missed (on a million chunks of real text, 0.98 of the
     exact top 10 of stored vectors are found, 0.97 of the exact top 10 of compound
-    questions' asks). An index that an older
-    version built of exact vectors (IVF_FLAT) or of one bit per dimension is still read, and
-    :meth:`optimize` rebuilds it. Rows added since the last fold are searched
-    exactly. A search with ``where`` that finds fewer than
+    questions' asks). An index that an older version built of exact vectors (IVF_FLAT) or of
+    one bit per dimension is still read, and :meth:`optimize` rebuilds it. Rows added since
+    the last fold are searched exactly. A search with ``where`` that finds fewer than
     ``top_k`` chunks this way is repeated exactly, so a selective condition never loses
     matches to the index.
     ``"text"``: LanceDB's full-text index over each chunk's search text (its document's title
@@ -1308,7 +1307,7 @@ class LanceDBStore(Store):
             return (
                 f"the approximate vector index quantizes vectors to {current.bits} bit"
                 f"{'s' if current.bits > 1 else ''} per dimension (an older version built it): "
-                f"{_VECTOR_BITS} find more of the nearest chunks at about the same speed"
+                f"{_VECTOR_BITS} bits find more of the nearest chunks at about the same speed"
             )
         return (
             f"the approximate vector index was trained on far fewer than the {rows:,} chunks "
