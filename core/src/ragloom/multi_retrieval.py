@@ -67,7 +67,13 @@ from .pipeline import Pipeline
 from .policy import Policy
 from .query import QueryTransformer, RetrieveSpec, Router
 from .query_stages import build_query_component, check_query_components, ordered
-from .retrieval import Retriever, demote_boilerplate, reciprocal_rank_fusion, spread_documents
+from .retrieval import (
+    Retriever,
+    _count,
+    demote_boilerplate,
+    reciprocal_rank_fusion,
+    spread_documents,
+)
 from .step import PipelineStep
 
 __all__ = [
@@ -535,13 +541,6 @@ class MultiQueryRetrievalPipeline(Component):
         from ._sync import run_sync
 
         return run_sync(self.search, query)
-
-
-def _count(name: str, value: Any, least: int) -> int:
-    """``value``, checked to be an integer of at least ``least`` (a bool is not one)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ConfigurationError(f"{name} must be an integer >= {least}, got {value!r}")
-    return value
 
 
 def _same_words(a: str, b: str) -> bool:

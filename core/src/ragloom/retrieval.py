@@ -194,11 +194,7 @@ def spread_documents(
     Raises:
         ConfigurationError: ``per_document`` is not an integer >= 0.
     """
-    if isinstance(per_document, bool) or not isinstance(per_document, int) or per_document < 0:
-        raise ConfigurationError(
-            f"per_document must be an integer >= 0 (0: the order given), got {per_document!r}"
-        )
-    if per_document == 0:
+    if _count("per_document", per_document, 0) == 0:
         return list(items)
     shown: dict[Hashable, int] = {}
     first: list[_T] = []
@@ -209,6 +205,13 @@ def spread_documents(
         shown[document] = count + 1
         (first if count < per_document else later).append(item)
     return first + later
+
+
+def _count(name: str, value: Any, least: int) -> int:
+    """``value``, checked to be an integer of at least ``least`` (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ConfigurationError(f"{name} must be an integer >= {least}, got {value!r}")
+    return value
 
 
 def reciprocal_rank_fusion(
