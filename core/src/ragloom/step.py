@@ -50,7 +50,7 @@ T = TypeVar("T")
 #: held while the next step (an index writer, say) takes them: with an embedder, each chunk's
 #: vector is a list of Python floats (8 KB for 256 dimensions), so the window sets how much an
 #: ingest holds in flight. Windows of 256 documents (about 7,000 chunks) made a 200 MB ingest
-#: peak 920-943 MB against 830-836 MB with 64, which was also 7 % faster (bench_scale.py).
+#: peak 920-943 MB against 830-849 MB with 64, which was also 7-10 % faster (bench_scale.py).
 DEFAULT_WINDOW = 64
 #: Characters of document content per source window (bounds memory for large documents).
 DEFAULT_WINDOW_CHARS = 1_000_000
