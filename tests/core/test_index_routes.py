@@ -19,6 +19,7 @@ from ragloom.ingest import walk_inputs
 from ragloom.models import Document
 from ragloom.multi_query import SubQueryRoute
 from ragloom.multi_retrieval import RetrieveStep
+from ragloom.query import RouteDecision, Router
 from ragloom.retrieval import Retriever
 from ragloom.stores import ScoredChunk
 
@@ -155,10 +156,13 @@ def test_restricted_and_boosted_sub_queries_search_as_they_say() -> None:
         ({"collection": ["git", "sqlite"]}, 1.0, ["git", "sqlite"]),
     ]
     boost = SubQueryRoute(sub_query="b", route="git", retrieval="boost", collections=["git"])
-    # a boost keeps the ask's own search at its weight and adds the collection's beside it
-    assert [(s.where, s.weight, s.collections) for s in step._searches(boost)] == [
+    # a boost keeps the ask's own search at its weight and adds the collection's list beside
+    # it: taken from a deeper search of the whole index, not a search of its own
+    whole, beside = step._searches(boost)
+    assert [(s.where, s.weight, s.collections) for s in (whole, beside)] == [
         (None, 1.0, None), ({"collection": ["git"]}, 0.5, ["git"]),
     ]
+    assert (whole.deep, whole.of, beside.of) == (2, None, whole)
     plain = SubQueryRoute(sub_query="c", route="(whole index)", note=TOO_CLOSE)
     assert [(s.where, s.weight) for s in step._searches(plain)] == [(None, 1.0)]
 
@@ -368,3 +372,73 @@ async def test_the_asks_of_a_question_are_routed_at_once() -> None:
         ("git", "restrict"), ("sqlite", "restrict"), ("debian", "restrict"),
     ]
     assert sorted(q for q, _ in probe.calls) == sorted([*probe.found])
+
+
+class Ranked(Retriever):
+    """The whole index in a fixed order (every other passage in git, the rest in sqlite);
+    records every call. ``fail`` makes every search fail."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.calls: list[tuple[str, int | None, Any]] = []
+        self.fail = fail
+
+    def retrieve(self, query: str, *, top_k: int | None = None,
+                 where: Any = None) -> list[ScoredChunk]:
+        self.calls.append((query, top_k, where))
+        if self.fail:
+            raise ConnectionError("index unreachable")
+        found = []
+        for i in range(40):
+            name = "git" if i % 2 else "sqlite"
+            if where and name not in where["collection"]:
+                continue
+            chunk = Document(id=f"{name}-{i}", content=f"passage {i} " * 5, parent_id=name,
+                             metadata={"collection": name})
+            found.append(ScoredChunk(chunk, 1.0 - i / 100))
+        return found[:top_k]
+
+
+class Boosting(Router):
+    """Boosts git for every ask (what a probe that finds git in 0.5-0.8 of it decides)."""
+
+    step_id = "test/boosting"
+    boost_weight = 0.5
+    valid_routes = ("git", "sqlite", ALL_COLLECTIONS)
+
+    def route_sync(self, query: str) -> RouteDecision:
+        return RouteDecision(route="git", score=0.6, collections=["git"], retrieval="boost")
+
+
+def test_a_boosted_ask_takes_its_collections_list_from_its_own_deeper_search() -> None:
+    from ragloom.multi_retrieval import MultiQueryRetrievalPipeline
+    from ragloom.query import WholeQuestion
+
+    ranked = Ranked()
+    block = MultiQueryRetrievalPipeline(WholeQuestion(), Boosting(), ranked, top_k=4)
+    result = block.search_sync("how do I rebase")
+    # one search, of the whole index, for twice the passages; none restricted to git
+    assert ranked.calls == [("how do I rebase", 8, None)]
+    (plan,) = result.routing_plan
+    assert (plan.retrieval, plan.collections) == ("boost", ["git"])
+    # the ask's own list keeps its first 4 passages; git's list, at half its weight, is git's
+    # passages among the first 8 (git-1, git-3, git-5, git-7), as ranked there
+    assert [
+        (p.chunk_id, [(h.rank, h.collections) for h in p.found_by]) for p in result.passages
+    ] == [
+        ("sqlite-0", [(1, None)]),
+        ("git-1", [(2, None), (1, ["git"])]),
+        ("git-3", [(4, None), (2, ["git"])]),  # lifted above sqlite-2 by git's list
+        ("sqlite-2", [(3, None)]),
+    ]
+
+
+def test_a_boosted_ask_whose_search_fails_reports_one_failure() -> None:
+    from ragloom.multi_retrieval import MultiQueryRetrievalPipeline, RetrievalFailedError
+    from ragloom.query import WholeQuestion
+
+    block = MultiQueryRetrievalPipeline(
+        WholeQuestion(), Boosting(), Ranked(fail=True), top_k=4
+    )
+    with pytest.raises(RetrievalFailedError, match="index unreachable") as failed:
+        block.search_sync("how do I rebase")
+    assert str(failed.value).count("index unreachable") == 1

@@ -34,9 +34,11 @@ three ways, by how far apart its scores of the collections are (soft before hard
   restricted to those, in one search over them (an ask that fits several collections
   searches several);
 - **boost** when it is less sure (a smaller fitted gap): the whole index is searched, and
-  beside it the best collection alone, weighted :data:`DEFAULT_BOOST_WEIGHT` (0.5) times the
-  ask (the fusion keeps each passage's best gain, so the ask's own list is not weakened: a
-  right guess lifts the collection's passages, a wrong one costs little);
+  beside it the best collection's passages among that search's first
+  :data:`~ragloom.multi_retrieval.BOOST_DEPTH` times ``top_k``, weighted
+  :data:`DEFAULT_BOOST_WEIGHT` (0.5) times the ask (the fusion keeps each passage's best gain,
+  so the ask's own list is not weakened: a right guess lifts the collection's passages, a
+  wrong one costs little);
 - otherwise (the best collections are too close to call) the whole index, as without routing;
   the plan still shows the best guess, its score and the runner-up.
 
