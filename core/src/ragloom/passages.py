@@ -17,7 +17,8 @@ __all__ = ["FusedPassage", "PassageHit"]
 class PassageHit(BaseModel):
     """One sub-query that found a passage: its text, its route, the rank and score it gave.
     The search of the whole question has the route ``"(whole question)"``. ``collections``:
-    the collections that search was restricted to (``None``: the whole index)."""
+    the collections that search was restricted to, or whose passages a boost's list took from
+    the sub-query's search of the whole index (``None``: the whole index)."""
 
     model_config = ConfigDict(frozen=True)
 
