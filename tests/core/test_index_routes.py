@@ -295,6 +295,31 @@ def test_a_search_of_the_whole_index_decides_how_an_ask_is_searched() -> None:
             CollectionRouter(scorer, **{"probe": probe, **bad})
 
 
+def test_a_situation_alone_never_restricts_an_ask_its_own_sentence_places_elsewhere() -> None:
+    situation = "We are adding a second site on the same Debian box."
+    ask = "Generate a new key and a certificate request for both names"
+    upkeep = "How do I keep the packages of that box up to date?"
+    probe = Found({
+        # the situation's words pull the whole ask to debian, enough to restrict
+        f"{situation} {ask}": ["debian"] * 9 + ["openssl"],
+        # the ask's own sentence points to openssl, not surely enough to restrict on its own
+        ask: ["openssl"] * 6 + ["debian"] * 4,
+        f"{situation} {upkeep}": ["debian"] * 10,
+        upkeep: ["debian"] * 6 + ["openssl"] * 4,
+    })
+    router = CollectionRouter(
+        Scores({"debian": 0, "openssl": 0}), probe=probe, collections=["debian", "openssl"]
+    )
+    # the situation alone would restrict the ask to debian, where it can find nothing: the
+    # sentence decides, and only boosts (the whole index is searched)
+    moved = router.decide_sync(f"{situation} {ask}")
+    assert (moved.route, moved.retrieval, moved.collections) == ("openssl", "boost", ["openssl"])
+    assert moved.focus is None and moved.runner_up == "debian"
+    # a sentence that agrees with its situation leaves the whole ask's restriction
+    kept = router.decide_sync(f"{situation} {upkeep}")
+    assert (kept.route, kept.retrieval, kept.collections) == ("debian", "restrict", ["debian"])
+
+
 def test_a_last_sentence_that_decides_is_searched_beside_its_ask() -> None:
     situation = "Our Debian server runs on UTC."
     ask = "In a SQLite query, how do I format a timestamp?"

@@ -971,16 +971,28 @@ class CollectionRouter(Router):
         sentence's (``last``: the sentence and its shares). The last sentence, searched alone
         beside the ask, restricts when the whole ask's search finds its collection too, and
         only boosts it when not (a sentence read out of its context can find something else
-        entirely)."""
-        if last is not None:
-            ask, shares = last
-            alone = self._by_shares(shares)
-            if alone.retrieval == "restrict":
-                agreed = found.get(alone.route, 0.0) > 0
-                return alone.model_copy(
-                    update={"focus": ask} if agreed else {"focus": ask, "retrieval": "boost"}
-                )
-        return self._by_shares(found)
+        entirely). When the whole ask would be restricted to another collection than the one
+        its last sentence points to, the last sentence decides: the sentences before it are
+        the situation the question opened with, shared by all its asks, and an ask restricted
+        by them alone ("We're adding a second site on the same box. Generate a key and a
+        CSR ...") would never see the collection it asks about."""
+        whole = self._by_shares(found)
+        if last is None:
+            return whole
+        ask, shares = last
+        alone = self._by_shares(shares)
+        if alone.retrieval == "restrict":
+            agreed = found.get(alone.route, 0.0) > 0
+            return alone.model_copy(
+                update={"focus": ask} if agreed else {"focus": ask, "retrieval": "boost"}
+            )
+        if (
+            whole.retrieval == "restrict"
+            and alone.fallback_reason is None
+            and alone.route != whole.route
+        ):
+            return alone
+        return whole
 
     def _by_shares(self, shares: Mapping[str, float]) -> RouteDecision:
         ranked = _ranked(shares)
