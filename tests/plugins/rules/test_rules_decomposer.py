@@ -301,6 +301,54 @@ ENUMERATIONS = [
     ),
 ]
 
+# Asks put in order: an item's marker ("First:", "Second:", "2.") or "After that," orders the
+# asks, it names nothing the ask needs; a "which" that opens a relative clause is no question.
+ORDERED: list[tuple[str, list[str] | None]] = [
+    (
+        "Which knob raises the ceiling on simultaneous requests? After that, how do I measure "
+        "how many RSA operations per second OpenSSL can do?",
+        [
+            "Which knob raises the ceiling on simultaneous requests?",
+            "How do I measure how many RSA operations per second OpenSSL can do?",
+        ],
+    ),
+    (
+        "Two unrelated questions. First: visitors get the plain default Not Found message; how "
+        "do I show our own page instead? Second: how do I turn an error code into readable "
+        "text from the shell?",
+        [
+            "Two unrelated questions. First: visitors get the plain default Not Found message; "
+            "how do I show our own page instead?",
+            "How do I turn an error code into readable text from the shell?",
+        ],
+    ),
+    (
+        "1. How do I rotate the logs? 2. How do I enable SSL for a virtual host?",
+        ["How do I rotate the logs?", "How do I enable SSL for a virtual host?"],
+    ),
+    (
+        "How do I list the loaded modules? Lastly, how do I check the configuration for "
+        "syntax errors?",
+        [
+            "How do I list the loaded modules?",
+            "How do I check the configuration for syntax errors?",
+        ],
+    ),
+    # a wish after a question is an ask too; one about what was asked is not
+    (
+        "How do I get the key out as PEM files? After that I want to confirm the certificate "
+        "chains up to our root.",
+        [
+            "How do I get the key out as PEM files?",
+            "After that I want to confirm the certificate chains up to our root",
+        ],
+    ),
+    ("How do I reset my password? I need to do it today.", None),
+    # a relative clause after its comma: no second question
+    ("Which provider holds MD4, which now fails to load?", None),
+    ("How do I contact the maintainer, who rarely answers email?", None),
+]
+
 # Single-intent questions, several with words that contain a signal word but are not it.
 WHOLE = [
     "What is the refund policy?",
@@ -328,6 +376,7 @@ WHOLE = [
     "What is your favorite, cats or dogs?",
     "My card was declined; why?",
     "Add twelve and twelve",
+    "I upgraded to version 2. How do I enable SSL?",
 ]
 
 TABLE = (
@@ -335,6 +384,7 @@ TABLE = (
     + [(q, [q]) for q in NAMED_COMPARISONS]
     + COORDINATED
     + ENUMERATIONS
+    + [(q, subs or [q]) for q, subs in ORDERED]
     + [(q, [q]) for q in WHOLE]
 )
 

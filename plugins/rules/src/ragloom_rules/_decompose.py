@@ -6,13 +6,16 @@ millisecond a query): regular expressions are compiled once, at import.
 How a message is read, in order:
 
 1. **Sentences and clauses.** The message is cut into sentences (after "?" and "!", after "."
-   when a new sentence starts), a greeting ("Hi,") and a closing "Thanks!" are dropped. A
-   preamble before a colon ("For a release script: ...") is a clause of its own. Each
-   sentence is cut into clauses at ";"; at "and" / "but" / "plus" / "then" / ", also" /
-   ", then" / "and afterwards" when a new question starts after it, maybe after an
-   introduction ("What is X and how does Y work?", "..., and once I install it, what ...");
-   at "and" before a new request ("... and explain how to test it"); at a comma before a
-   question of a list of questions ("which version ..., was it built threadsafe, and ...");
+   when a new sentence starts, not after an item's number: "2. How do I ..."), a greeting
+   ("Hi,") and a closing "Thanks!" are dropped, and so is what only orders the asks ("First:",
+   "Second,", "Lastly:", "After that,", "2."; a later item's marker opens a new topic, as
+   "Also," does). A preamble before a colon ("For a release script: ...") is a clause of its
+   own. Each sentence is cut into clauses at ";"; at "and" / "but" / "plus" / "then" /
+   ", also" / ", then" / "and afterwards" when a new question starts after it, maybe after
+   an introduction ("What is X and how does Y work?", "..., and once I install it, what
+   ..."); at "and" before a new request ("... and explain how to test it"); at a comma before
+   a question of a list of questions ("which version ..., was it built threadsafe, and ...";
+   not before a relative clause: "MD4 and RC4, which now fail to load");
    and at a dash after a situation ("I'm sick of X - how do I ...?"). A clause is a question
    (it starts with a question word or an auxiliary, maybe after an introduction, or ends the
    sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ..."),
@@ -24,8 +27,10 @@ How a message is read, in order:
    their own (a preamble still sets the scene). A phrase that ends with a period before a
    question is a scene too ("My laptop battery drains fast."). A statement between two asks
    sets the scene of the ask after it; a statement after the last ask keeps the message
-   whole. An introduction before a comma ("Since 2020, ...", "For money calculations, ...")
-   belongs to every question of its sentence, "Show me" to every "how to ..." of it.
+   whole, unless it is a wish ("How do I A? After that I want to B": an ask of its own, when
+   it names what it wants rather than "I need to do it today"). An introduction before a
+   comma ("Since 2020, ...", "For money calculations, ...") belongs to every question of its
+   sentence, "Show me" to every "how to ..." of it.
 3. **References.** A later question that refers to an earlier one gets the reference
    replaced ("What is Docker and how does it work?" -> "How does Docker work?"; "its" ->
    "Docker's"; "one" -> "a race condition"; "which one" -> "which of A and B"); see
@@ -94,14 +99,26 @@ _COURTESY = re.compile(
     r"|(?:hi|hello|hey)(?:\s+there)?)(?:\s*[.!,]+)?$",
     re.IGNORECASE,
 )
+#: An item's marker before a colon or a comma ("First: ...", "Second, ...", "Lastly:"): it
+#: orders the asks, it is no scene of its own.
+_ORDER_MARKERS = (
+    r"first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|finally|lastly"
+    r"|next|afterwards|after\s+th(?:at|is)|on\s+top\s+of\s+th(?:at|is)"
+)
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:also|and|plus|then|so|but|additionally|separately|btw|by\s+the\s+way|oh|ok|okay)"
-    r"\b[\s,]*)+",
+    r"^(?:(?:(?:also|and|plus|then|so|but|additionally|separately|btw|by\s+the\s+way|oh|ok|okay)"
+    r"\b[\s,]*)|(?:" + _ORDER_MARKERS + r")\s*[:,]\s*"
+    r"|\(?[1-9][.)]\s+)+",  # or an item's number ("2. ...")
     re.IGNORECASE,
 )
+#: Markers of the filler that put the ask after the ones before ("then", "Finally:", "After
+#: that,"): the statements before it are an ask of their own, as with "then".
+_SEQUENCE_MARKS = re.compile(r"\b(?:then|finally|lastly|next|after|afterwards)\b", re.IGNORECASE)
 _NEW_TOPIC = re.compile(
     r"^(?:also|plus|additionally|separately|btw|by\s+the\s+way|another\s+question|"
-    r"one\s+more\s+thing|unrelated(?:ly)?)\b",
+    r"one\s+more\s+thing|unrelated(?:ly)?)\b"
+    # the marker of a later item ("Second: ...", "Lastly, ...")
+    r"|^(?:second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|finally|lastly)\s*[:,]",
     re.IGNORECASE,
 )
 _REQUEST_START = re.compile(
@@ -111,10 +128,19 @@ _REQUEST_START = re.compile(
     r"|^i(?:'m|\s+am)\s+(?:looking\s+for|wondering|curious)\b",
     re.IGNORECASE,
 )
+#: A wish ("I want to ...", "we'd also like to ..."), maybe after what orders it ("After
+#: that", "then"): after a question it is an ask of its own, not the story the question is in.
+_WISH = re.compile(
+    r"^(?:(?:after\s+th(?:at|is)|then|also|next|finally|and)[\s,]+)*(?:i|we)(?:'d|\s+would)?"
+    r"\s+(?:(?:also|then|still|really|now|additionally)\s+)?(?:want|like|need|wish)\s+to\s+\w",
+    re.IGNORECASE,
+)
 #: Adverbs that may open a command ("First back up ...", "Next, restart ...").
 _LEADING_ADVERBS = lx.words("first firstly next finally then now")
 #: Words that, before "of", open a statement about some of a group, not a command.
 _QUANTIFIERS = lx.words("one some none all most many few several each both either neither half")
+#: Adverbs that may open a relative clause after its "which" ("which now fail to load").
+_RELATIVE_ADVERBS = lx.words("now still also often usually always never already sometimes")
 _CLAUSE_JOINERS = frozenset(("and", "&", "but", "plus", "then"))
 #: Words skipped after a joiner before the next clause ("and then how", ", and afterwards how").
 _CONNECTIVES = frozenset(
@@ -177,6 +203,10 @@ def _sentences(text: str) -> list[tuple[int, int]]:
             initial = len(word) == 1 and word.isalpha()  # "J. Smith", not "in C. How do I"
             if word in _ABBREVIATIONS or (initial and not _QUESTION_START.match(text, m.end())):
                 continue
+            if word.isdigit() and len(word) <= 2 and not text[begin : m.start() - 1].strip(
+                " \t("
+            ).removesuffix(word).strip():
+                continue  # "2. How do I ...": the number of an item, not a sentence
         # a new sentence starts with a capital or a question word ("add help! by the
         # beatles to my playlist" is one request)
         nxt = text[m.end() : m.end() + 1]
@@ -203,6 +233,19 @@ def _starts_question(toks: list[Token], j: int) -> bool:
             return False  # "... and can safely be deleted": a second predicate, no subject
         return bool(nxt & (PRON | D | PAIR)) or word in lx.SUBJECTS or not nxt & B
     return False
+
+
+def _relative_at(toks: list[Token], j: int) -> bool:
+    """Whether "which" / "who" at ``j``, after a comma, opens a relative clause about what
+    was just named ("MD4 and RC4, which now fail to load"; "the maintainer, who rarely
+    answers"): a verb or an adverb follows, not the noun or the auxiliary of a question
+    ("..., which provider do I need?", "..., which is faster?")."""
+    if toks[j][0] not in ("which", "who") or j + 1 >= len(toks):
+        return False
+    low, _, _, flags = toks[j + 1]
+    if flags & AUX:
+        return False
+    return bool(flags & V) or low in _RELATIVE_ADVERBS or (low.endswith("ly") and len(low) > 4)
 
 
 def _words_until_semicolon(toks: list[Token], j: int) -> int:
@@ -333,6 +376,7 @@ def _clauses(toks: list[Token], length: int) -> list[tuple[int, int, frozenset[s
             and i + 1 < n
             and (toks[i + 1][3] & WH or (toks[i + 1][3] & AUX and _starts_question(toks, i + 1)))
             and (i + 2 >= n or toks[i + 1][0] not in _INTRO_WH or toks[i + 2][3] & AUX)
+            and not _relative_at(toks, i + 1)
             and _asker(toks, first, i)
         ):
             # "what X contains, why Y ..., and how Z"; "which version ..., was it built ..."
@@ -467,7 +511,7 @@ def _read(text: str) -> list[_Clause] | None:
         filler = _LEADING_FILLER.match(sentence, lead)
         sequence = False
         if filler:
-            sequence = "then" in filler.group().lower().split()
+            sequence = bool(_SEQUENCE_MARKS.search(filler.group()))
             lead = filler.end()
         asks = sentence.rstrip().endswith("?")
         rest = sentence[lead:]
@@ -787,10 +831,19 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
     if not clauses:
         return [whole]
     capitalize = text[0].isupper()
+    asked_before = False
     for clause in clauses:
         clause.ask = clause.kind in (QUESTION, REQUEST, COMMAND, PHRASE) or (
             clause.kind == STATEMENT and clause.asks
         )
+        if (
+            not clause.ask and asked_before and clause.kind == STATEMENT
+            and _WISH.match(clause.text) and not needs_resolution(clause.toks)
+        ):
+            # "How do I A? After that I want to B": a wish after a question asks too (not
+            # one about what was asked: "I need to do it today")
+            clause.kind, clause.ask = REQUEST, True
+        asked_before = asked_before or clause.ask
     for k, clause in enumerate(clauses):
         # "My laptop battery drains fast. How do I ...?": words that end with a period before
         # a question set its scene (a verb the lexicon does not know is still a verb); so do

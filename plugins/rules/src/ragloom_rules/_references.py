@@ -38,6 +38,10 @@ _PREDICATE_WH = frozenset(("why", "how", "when"))
 _QUANTITY = frozenset(("much", "many", "long", "often", "far", "big", "old"))
 _ONE_BEFORE = frozenset(("which", "either", "that", "this"))
 _NOT_ONE_BEFORE = frozenset(("no", "any", "every", "each", "the", "a", "this", "that"))
+#: Words before "that" / "this" in a phrase that orders the question after what came before
+#: ("After that, how do I ...", "Apart from this, ...", "On top of that, ..."): the question
+#: does not need what "that" stands for.
+_SEQUENCING = frozenset(("after", "before", "besides", "beyond", "following", "from", "of", "than"))
 #: After "that" / "this", a person: the one a "who" question asks for ("that person").
 PERSON_NOUNS = frozenset(("person", "people", "guy", "man", "woman", "individual"))
 
@@ -337,6 +341,13 @@ def _kind(toks: list[Token], i: int) -> str | None:
         return "unresolvable"  # "what does each one contain": each of what was asked for
     if low in ("that", "this", "those", "these") and nxt is not None and nxt[0] in PERSON_NOUNS:
         return "unresolvable"  # "how much authority does that person have": the answer
+    if (
+        low in ("that", "this")
+        and 0 < i <= 3
+        and toks[i - 1][0] in _SEQUENCING
+        and (nxt is None or nxt[0] == "," or nxt[3] & (WH | PRON))
+    ):
+        return None  # "After that, how do I ...", "after that I want to ...": an order
     if (
         low == "that"
         and i > 0
