@@ -1,21 +1,25 @@
 """Build the evaluation corpora from Debian documentation packages (the documents are not
 shipped; the questions are).
 
-    apt-get install -y git-doc sqlite3-doc debian-handbook apache2-doc
+    apt-get install -y git-doc sqlite3-doc debian-handbook apache2-doc libssl-doc openssl groff
     python benchmarks/eval/corpora.py --out /tmp/ragloom-eval        # every corpus
     python benchmarks/eval/corpora.py --out /tmp/ragloom-eval git     # one
 
 Each corpus is a folder of the package's HTML pages, copied with their paths relative to the
 package's documentation folder (so a question's ``expected`` documents name the same paths on
-every machine). The recipe below names the package, the version the questions were written
-against, and the file filter. A different installed version is reported, not refused: pages
-may have moved, and ``ragloom eval`` then lists expected documents the index lacks.
+every machine). A corpus of manual pages (``openssl``) is rendered to HTML with groff
+(``groff -man -Thtml``), one page per file the packages ship (the names that only point at
+another page, symbolic links and ``.so`` stubs, left out), named ``manN/NAME.html``. The recipe
+below names the packages, the version the questions were written against, and the file filter.
+A different installed version is reported, not refused: pages may have moved, and
+``ragloom eval`` then lists expected documents the index lacks.
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import gzip
 import shutil
 import subprocess
 import sys
@@ -30,6 +34,10 @@ class Recipe:
     root: str
     include: tuple[str, ...]
     exclude: tuple[str, ...] = ()
+    #: ``"man"``: manual pages (gzipped troff), rendered to HTML; else the files are copied.
+    render: str | None = None
+    #: Further packages the pages come from (checked installed, versions not compared).
+    also: tuple[str, ...] = ()
 
 
 RECIPES = {
@@ -51,6 +59,14 @@ RECIPES = {
         "debian-handbook", "11.20220922", "/usr/share/doc/debian-handbook/html/en-US",
         ("*.html",), ("Common_Content/*",),
     ),
+    # OpenSSL 3.0's manual pages (about 800: the openssl commands and the concepts from the
+    # openssl package, sections 1 and 7; the C library's functions from libssl-doc, section 3),
+    # rendered to HTML. Added in December 2026 for a two-collection set nobody tuned on.
+    "openssl": Recipe(
+        "libssl-doc", "3.0.22-1~deb12u2", "/usr/share/man",
+        ("man1/*.1ssl.gz", "man7/*.7ssl.gz", "man3/*.3ssl.gz"), render="man",
+        also=("openssl", "groff"),
+    ),
 }
 
 
@@ -70,6 +86,9 @@ def build(name: str, out: Path) -> int:
     if version != recipe.version:
         print(f"note: {recipe.package} {version} installed; the questions were written "
               f"against {recipe.version}", file=sys.stderr)
+    for package in recipe.also:
+        if installed_version(package) is None:
+            sys.exit(f"{package} is not installed: apt-get install -y {package}")
     root = Path(recipe.root)
     target = out / name
     if target.exists():
@@ -81,12 +100,40 @@ def build(name: str, out: Path) -> int:
             continue
         if any(fnmatch.fnmatch(rel, p) for p in recipe.exclude):
             continue
+        if path.is_symlink():
+            continue  # another name of a page copied under its own
+        if recipe.render == "man":
+            count += _render_man(path, target / _man_name(rel))
+            continue
         dest = target / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, dest)
         count += 1
     print(f"{name}: {count} pages from {recipe.package} {version} -> {target}")
     return count
+
+
+def _man_name(rel: str) -> str:
+    """``man1/openssl-req.1ssl.gz`` -> ``man1/openssl-req.html``."""
+    folder, _, file = rel.rpartition("/")
+    stem = file.removesuffix(".gz").rsplit(".", 1)[0]
+    return f"{folder}/{stem}.html"
+
+
+def _render_man(path: Path, dest: Path) -> int:
+    """Render one gzipped manual page to HTML at ``dest`` (1), or nothing for a page that
+    only points at another one (``.so``: 0)."""
+    source = gzip.decompress(path.read_bytes())
+    if source.lstrip().startswith(b".so "):
+        return 0
+    done = subprocess.run(
+        ["groff", "-man", "-Thtml", "-P", "-l"], input=source, capture_output=True, check=False
+    )
+    if done.returncode != 0 or not done.stdout:
+        sys.exit(f"groff could not render {path}: {done.stderr.decode(errors='replace')}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(done.stdout)
+    return 1
 
 
 def main() -> None:
