@@ -344,6 +344,11 @@ ORDERED: list[tuple[str, list[str] | None]] = [
         ],
     ),
     ("How do I reset my password? I need to do it today.", None),
+    ("How do I reset my password? I need to do that.", None),
+    (
+        "How do I get the key out? I want to check that the certificate chains up to our root.",
+        ["How do I get the key out?", "I want to check that the certificate chains up to our root"],
+    ),
     # a relative clause after its comma: no second question
     ("Which provider holds MD4, which now fails to load?", None),
     ("How do I contact the maintainer, who rarely answers email?", None),

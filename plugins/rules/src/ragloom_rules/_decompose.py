@@ -132,8 +132,12 @@ _REQUEST_START = re.compile(
 #: that", "then"): after a question it is an ask of its own, not the story the question is in.
 _WISH = re.compile(
     r"^(?:(?:after\s+th(?:at|is)|then|also|next|finally|and)[\s,]+)*(?:i|we)(?:'d|\s+would)?"
-    r"\s+(?:(?:also|then|still|really|now|additionally)\s+)?(?:want|like|need|wish)\s+to\s+\w",
+    r"\s+(?:(?:also|then|still|really|now|additionally)\s+)?(?:want|like|need|wish)\s+to\s+(?=\w)",
     re.IGNORECASE,
+)
+#: A wish's verb whose object is a pronoun ("... to do it today", "... to fix that").
+_PRONOUN_OBJECT = re.compile(
+    r"\w+\s+(?:it|them\b|(?:this|that|these|those)(?=\s*(?:[.!?,;]|$)))", re.IGNORECASE
 )
 #: Adverbs that may open a command ("First back up ...", "Next, restart ...").
 _LEADING_ADVERBS = lx.words("first firstly next finally then now")
@@ -836,10 +840,8 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         clause.ask = clause.kind in (QUESTION, REQUEST, COMMAND, PHRASE) or (
             clause.kind == STATEMENT and clause.asks
         )
-        if (
-            not clause.ask and asked_before and clause.kind == STATEMENT
-            and _WISH.match(clause.text) and not needs_resolution(clause.toks)
-        ):
+        wish = _WISH.match(clause.text) if asked_before and not clause.ask else None
+        if wish and clause.kind == STATEMENT and not _PRONOUN_OBJECT.match(clause.text, wish.end()):
             # "How do I A? After that I want to B": a wish after a question asks too (not
             # one about what was asked: "I need to do it today")
             clause.kind, clause.ask = REQUEST, True
