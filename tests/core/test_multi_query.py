@@ -117,14 +117,13 @@ async def test_error_on_empty() -> None:
     assert issubclass(EmptyDecompositionError, ValueError)
 
 
-async def test_cap_at_max_sub_queries_joins_the_rest(caplog: pytest.LogCaptureFixture) -> None:
+async def test_cap_at_max_sub_queries_logs(caplog: pytest.LogCaptureFixture) -> None:
     block = MultiQueryRoutingPipeline(Split(), ByWord(), max_sub_queries=2)
     with caplog.at_level(logging.INFO, logger="ragloom.multi_query"):
         (state,) = await block.build().run(["cat 1;cat 2;cat 3;cat 4"])
-    # nothing dropped: the asks beyond the cap are searched with the last one kept
-    assert state.sub_queries == ["cat 1", "cat 2 cat 3 cat 4"]
+    assert state.sub_queries == ["cat 1", "cat 2"]
     assert len(state.routing_plan) == 2
-    assert "joining the last 3 of 4 sub-queries into one (max_sub_queries=2)" in caplog.text
+    assert "truncating 4 sub-queries to max_sub_queries=2" in caplog.text
 
 
 async def test_build_returns_a_fresh_pipeline() -> None:

@@ -98,10 +98,7 @@ def normalize_sub_queries(
     max_sub_queries: int,
     on_empty: OnEmptyDecompositionPolicy,
 ) -> list[str]:
-    """Strip, drop empties and exact duplicates (order kept), apply the empty policy, cap.
-
-    Beyond ``max_sub_queries``, the last sub-query kept is joined with every one after it
-    (one search of their words), so no ask of the question goes unsearched."""
+    """Strip, drop empties and exact duplicates (order kept), apply the empty policy, cap."""
     seen: set[str] = set()
     out: list[str] = []
     for raw in sub_queries:
@@ -117,13 +114,12 @@ def normalize_sub_queries(
         return [query.strip()] if query.strip() else []
     if len(out) > max_sub_queries:
         log.info(
-            "joining the last %d of %d sub-queries into one (max_sub_queries=%d) for %r",
-            len(out) - max_sub_queries + 1,
+            "truncating %d sub-queries to max_sub_queries=%d for %r",
             len(out),
             max_sub_queries,
             query,
         )
-        out = [*out[: max_sub_queries - 1], " ".join(out[max_sub_queries - 1 :])]
+        out = out[:max_sub_queries]
     return out
 
 
@@ -258,8 +254,8 @@ class MultiQueryRoutingPipeline(Component):
     Args:
         decomposer: the :class:`QueryTransformer` that proposes sub-queries.
         router: the :class:`Router` that assigns each sub-query a route.
-        max_sub_queries: at most this many sub-queries are routed (beyond it the last one is
-            joined with the rest, with a log line: every ask is still searched).
+        max_sub_queries: at most this many sub-queries are routed (the rest are dropped,
+            with a log line).
         on_empty_decomposition: ``"passthrough"`` routes the original query alone when the
             decomposer returns nothing usable; ``"error"`` fails that query with
             :class:`EmptyDecompositionError` (a ``ValueError``).
