@@ -273,7 +273,7 @@ class MultiQueryRoutingPipeline(Component):
         self,
         decomposer: QueryTransformer,
         router: Router,
-        max_sub_queries: int = 4,
+        max_sub_queries: int = 5,
         on_empty_decomposition: OnEmptyDecompositionPolicy | str = (
             OnEmptyDecompositionPolicy.PASSTHROUGH
         ),

@@ -449,7 +449,7 @@ class MultiQueryRetrievalPipeline(Component):
         whole_weight: float = DEFAULT_WHOLE_WEIGHT,
         per_document: int = DEFAULT_PER_DOCUMENT,
         search_depth: int = DEFAULT_SEARCH_DEPTH,
-        max_sub_queries: int = 4,
+        max_sub_queries: int = 5,
         on_empty_decomposition: str = "passthrough",
         policy: Policy | None = None,
         registry: Any = None,

@@ -60,6 +60,22 @@ def test_entry_points_are_declared() -> None:
     }
 
 
+async def test_the_default_block_routes_every_ask_the_decomposer_returns() -> None:
+    # five asks: the heuristic decomposer's cap, and the block's (it was 4: the fifth ask of
+    # a question went unsearched)
+    question = (
+        "How do I rotate the logs? How do I enable SSL? How do I list the loaded modules? "
+        "How do I check the configuration? How do I restart gracefully?"
+    )
+    decomposer = HeuristicDecomposer()
+    asks = decomposer.decompose(question)
+    assert len(asks) == 5 == decomposer.max_sub_queries
+    (state,) = await MultiQueryRoutingPipeline(decomposer, sample_router()).build().run(
+        [question]
+    )
+    assert state.sub_queries == asks
+
+
 def test_registry_builds_the_components_by_name() -> None:
     registry = Registry()
     decomposer = registry.create("decomposer", "heuristic", {"max_sub_queries": 3})

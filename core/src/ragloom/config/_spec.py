@@ -170,7 +170,7 @@ class QuerySpec(BaseModel):
 
     decomposer: ComponentSpec
     router: ComponentSpec
-    max_sub_queries: int = Field(default=4, ge=1)
+    max_sub_queries: int = Field(default=5, ge=1)
     on_empty_decomposition: Literal["passthrough", "error"] = "passthrough"
 
 
