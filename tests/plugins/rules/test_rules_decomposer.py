@@ -349,6 +349,27 @@ ORDERED: list[tuple[str, list[str] | None]] = [
         "How do I get the key out? I want to check that the certificate chains up to our root.",
         ["How do I get the key out?", "I want to check that the certificate chains up to our root"],
     ),
+    # numbered items inside a sentence: one stretch each, the words before them the scene
+    (
+        "Our app keeps its database in WAL mode: (1) which extra files sit next to it, (2) "
+        "what command encrypts a copy with a password, and (3) how do I check the copy?",
+        [
+            "Our app keeps its database in WAL mode: which extra files sit next to it?",
+            "Our app keeps its database in WAL mode: what command encrypts a copy with a "
+            "password?",
+            "Our app keeps its database in WAL mode: how do I check the copy?",
+        ],
+    ),
+    ("Which one is better, a) or b)?", None),
+    # after a question mark a new sentence starts, whatever its case
+    (
+        "how big can a single value be? openssl: which command lists the suites of a cipher "
+        "string?",
+        [
+            "how big can a single value be?",
+            "openssl: which command lists the suites of a cipher string?",
+        ],
+    ),
     # a relative clause after its comma: no second question
     ("Which provider holds MD4, which now fails to load?", None),
     ("How do I contact the maintainer, who rarely answers email?", None),

@@ -5,18 +5,20 @@ millisecond a query): regular expressions are compiled once, at import.
 
 How a message is read, in order:
 
-1. **Sentences and clauses.** The message is cut into sentences (after "?" and "!", after "."
+1. **Sentences and clauses.** The message is cut into sentences (after "?"; after "!" and "."
    when a new sentence starts, not after an item's number: "2. How do I ..."), a greeting
    ("Hi,") and a closing "Thanks!" are dropped, and so is what only orders the asks ("First:",
    "Second,", "Lastly:", "After that,", "2."; a later item's marker opens a new topic, as
    "Also," does). A preamble before a colon ("For a release script: ...") is a clause of its
-   own. Each sentence is cut into clauses at ";"; at "and" / "but" / "plus" / "then" /
-   ", also" / ", then" / "and afterwards" when a new question starts after it, maybe after
-   an introduction ("What is X and how does Y work?", "..., and once I install it, what
-   ..."); at "and" before a new request ("... and explain how to test it"); at a comma before
-   a question of a list of questions ("which version ..., was it built threadsafe, and ...";
-   not before a relative clause: "MD4 and RC4, which now fail to load");
-   and at a dash after a situation ("I'm sick of X - how do I ...?"). A clause is a question
+   own, and so are the words before a sentence's numbered items ("We use WAL: (1) which files
+   ..., (2) what command ..."), each item then read as a stretch of its own. Each sentence
+   is cut into clauses at ";"; at "and" / "but" / "plus" / "then" / ", also" / ", then" /
+   "and afterwards" when a new question starts after it, maybe after an introduction ("What
+   is X and how does Y work?", "..., and once I install it, what ..."); at "and" before a new
+   request ("... and explain how to test it"); at a comma before a question of a list of
+   questions ("which version ..., was it built threadsafe, and ..."; not before a relative
+   clause: "MD4 and RC4, which now fail to load"); and at a dash after a situation ("I'm sick
+   of X - how do I ...?"). A clause is a question
    (it starts with a question word or an auxiliary, maybe after an introduction, or ends the
    sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ..."),
    a phrase (words without a verb: a search), a statement, or a preamble.
@@ -196,8 +198,8 @@ class _Clause:
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence offsets: a break after "?" or "!", or after "." when a sentence starts (a
-    capital letter or a question word) and the word before is no abbreviation."""
+    """Sentence offsets: a break after "?", after "!" or "." when a sentence starts (a
+    capital letter or a question word) and, for ".", the word before is no abbreviation."""
     out: list[tuple[int, int]] = []
     begin = 0
     for m in _BREAK.finditer(text):
@@ -212,14 +214,40 @@ def _sentences(text: str) -> list[tuple[int, int]]:
             ).removesuffix(word).strip():
                 continue  # "2. How do I ...": the number of an item, not a sentence
         # a new sentence starts with a capital or a question word ("add help! by the
-        # beatles to my playlist" is one request)
+        # beatles to my playlist" is one request), or anything after a question mark
+        # ("... at runtime? openssl: which command ...": typed in lower case)
         nxt = text[m.end() : m.end() + 1]
-        if not (nxt.isupper() or nxt.isdigit() or _QUESTION_START.match(text, m.end())):
+        if mark != "?" and not (
+            nxt.isupper() or nxt.isdigit() or _QUESTION_START.match(text, m.end())
+        ):
             continue
         out.append((begin, m.start()))
         begin = m.end()
     out.append((begin, len(text)))
     return out
+
+
+#: An item's number or letter inside a sentence: "(1)", "2)", "(b)", after a space, a comma,
+#: a colon or the start, before a space.
+_ITEM_MARK = re.compile(r"(?:(?<=^)|(?<=[\s,;:]))\(?([1-9]|[a-e])\)(?=\s)")
+
+
+def _numbered_items(text: str) -> list[tuple[int, int]]:
+    """Where the numbered items of a sentence start and their text begins (after the marker),
+    when it holds at least two numbered in order from 1 or "a" ("(1) ..., (2) ..."); else
+    ``[]``."""
+    found: list[tuple[int, int]] = []
+    expected = None
+    for m in _ITEM_MARK.finditer(text):
+        label = m.group(1)
+        if expected is None:
+            if label not in ("1", "a"):
+                continue
+        elif label != expected:
+            continue
+        found.append((m.start(), m.end()))
+        expected = chr(ord(label) + 1)
+    return found if len(found) >= 2 else []
 
 
 def _starts_question(toks: list[Token], j: int) -> bool:
@@ -522,8 +550,25 @@ def _read(text: str) -> list[_Clause] | None:
         sentence_toks = tokenize(rest)
         colon = _preamble(rest, sentence_toks)
         parts: list[tuple[int, int, frozenset[str], bool]] = []
-        if colon is not None:
+        items = _numbered_items(rest)
+        lead_in = False  # the first part only sets the scene of the rest (a preamble)
+        if items:
+            # "(1) which files ..., (2) what command ..., and (3) how ...": each item is
+            # read as a stretch of its own; the words before the first set their scene
+            if rest[: items[0][0]].strip(" ,;:-\u2014"):
+                parts.append((0, items[0][0], frozenset(), False))
+                lead_in = True
+            for n, (_, after) in enumerate(items):
+                end = items[n + 1][0] if n + 1 < len(items) else len(rest)
+                body = [t for t in sentence_toks if t[1] >= after and t[2] <= end]
+                while body and (body[-1][0] in ("and", "or", "then") or body[-1][3] & P):
+                    body.pop()  # "..., and (3)": the joiner before the next item
+                end = body[-1][2] if body and n + 1 < len(items) else end
+                if body:
+                    parts += _clauses(body, end)
+        elif colon is not None:
             parts.append((0, sentence_toks[colon][1], frozenset(), False))
+            lead_in = True
             body = sentence_toks[colon + 1 :]
             parts += _clauses(body, len(rest))
         else:
@@ -561,7 +606,7 @@ def _read(text: str) -> list[_Clause] | None:
                 # "Show me how to X, and how to Y": "Show me" is the frame of both
                 body_text = request.group() + body_text
                 toks = tokenize(body_text)
-            if colon is not None and k == 0:
+            if lead_in and k == 0:
                 kind = PREAMBLE
             elif situation:
                 kind = STATEMENT
