@@ -370,6 +370,32 @@ ORDERED: list[tuple[str, list[str] | None]] = [
             "openssl: which command lists the suites of a cipher string?",
         ],
     ),
+    # wishes are the asks when nothing else is asked, or only what points back at them
+    (
+        "I want a way to tell whether two copies of a database hold the same records. I also "
+        "want to stamp every exported file with a keyed hash from the command line.",
+        [
+            "I want a way to tell whether two copies of a database hold the same records",
+            "I also want to stamp every exported file with a keyed hash from the command line",
+        ],
+    ),
+    (
+        "We store tokens in SQLite. I need to produce the token bytes from a proper random "
+        "source. I'd also like the comparison of tokens to take constant time. What should I "
+        "use for each of those?",
+        [
+            "We store tokens in SQLite. I need to produce the token bytes from a proper random "
+            "source",
+            "We store tokens in SQLite. I'd also like the comparison of tokens to take constant "
+            "time",
+        ],
+    ),
+    (
+        "I want to back up the database, then encrypt the copy. How do I do both?",
+        ["I want to back up the database", "I want to encrypt the copy"],
+    ),
+    # a wish with a question of its own is the question's situation
+    ("I want to speed up my queries. How do I create an index?", None),
     # a relative clause after its comma: no second question
     ("Which provider holds MD4, which now fails to load?", None),
     ("How do I contact the maintainer, who rarely answers email?", None),

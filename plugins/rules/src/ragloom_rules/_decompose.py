@@ -30,7 +30,10 @@ How a message is read, in order:
    question is a scene too ("My laptop battery drains fast."). A statement between two asks
    sets the scene of the ask after it; a statement after the last ask keeps the message
    whole, unless it is a wish ("How do I A? After that I want to B": an ask of its own, when
-   it names what it wants rather than "I need to do it today"). An introduction before a
+   it names what it wants rather than "I need to do it today"). When the message asks nothing
+   else, or only what points back at them ("How do I do each of these?"), its wishes are its
+   asks ("I want A. I also want B."; "I need A. I'd also like B. What should I use for
+   each?"), the question that only points back dropped. An introduction before a
    comma ("Since 2020, ...", "For money calculations, ...") belongs to every question of its
    sentence, "Show me" to every "how to ..." of it.
 3. **References.** A later question that refers to an earlier one gets the reference
@@ -137,9 +140,27 @@ _WISH = re.compile(
     r"\s+(?:(?:also|then|still|really|now|additionally)\s+)?(?:want|like|need|wish)\s+to\s+(?=\w)",
     re.IGNORECASE,
 )
+#: A wish, whatever it wants: "I want a way to ...", "we need the list of ...", "I'd also like
+#: the check to ...", "I need to ...".
+_WISH_ANY = re.compile(
+    r"^(?:(?:for|from|in|on|with|during|before|after|once|when)\s[^,;:?!.]{1,60}?,?\s+)?"
+    r"(?:(?:after\s+th(?:at|is)|then|also|next|finally|lastly|and|so|plus)[\s,]+)*(?:i|we)"
+    r"(?:'d|\s+would)?\s+(?:(?:also|then|still|really|now|additionally|just)\s+)?"
+    r"(?:want|like|need|wish|prefer)\s+(?=\w)",
+    re.IGNORECASE,
+)
+#: A question that only points back at what the message said it wants ("How do I do each of
+#: these?", "Which commands do this?", "What should I use for each of those?").
+_POINTS_BACK = re.compile(
+    r"^(?:so\s+|and\s+)?(?:how|what|which)\b(?:\s+\S+){0,5}?\s+"
+    r"(?:(?:each|all|both|any)\s+of\s+(?:these|those|them|this)|these|those|them|this|that|"
+    r"both|each)(?:\s+(?:things|steps|ones))?\s*\??$",
+    re.IGNORECASE,
+)
 #: A wish's verb whose object is a pronoun ("... to do it today", "... to fix that").
 _PRONOUN_OBJECT = re.compile(
-    r"\w+\s+(?:it|them\b|(?:this|that|these|those)(?=\s*(?:[.!?,;]|$)))", re.IGNORECASE
+    r"(?:to\s+)?\w+\s+(?:it|them|this|that|these|those)(?:\s+\w+){0,3}\s*[.!?,;]*$",
+    re.IGNORECASE,
 )
 #: Adverbs that may open a command ("First back up ...", "Next, restart ...").
 _LEADING_ADVERBS = lx.words("first firstly next finally then now")
@@ -881,16 +902,21 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         return [whole]
     capitalize = text[0].isupper()
     asked_before = False
-    for clause in clauses:
+    for k, clause in enumerate(clauses):
         clause.ask = clause.kind in (QUESTION, REQUEST, COMMAND, PHRASE) or (
             clause.kind == STATEMENT and clause.asks
         )
-        wish = _WISH.match(clause.text) if asked_before and not clause.ask else None
-        if wish and clause.kind == STATEMENT and not _PRONOUN_OBJECT.match(clause.text, wish.end()):
+        wish = _WISH_ANY.match(clause.text) if asked_before and not clause.ask else None
+        if (
+            wish and clause.kind == STATEMENT
+            and not _PRONOUN_OBJECT.match(clause.text, wish.end())
+            and not _scene_of_next(clauses, k, text)
+        ):
             # "How do I A? After that I want to B": a wish after a question asks too (not
             # one about what was asked: "I need to do it today")
             clause.kind, clause.ask = REQUEST, True
         asked_before = asked_before or clause.ask
+    clauses = _wishes_asked(clauses)
     for k, clause in enumerate(clauses):
         # "My laptop battery drains fast. How do I ...?": words that end with a period before
         # a question set its scene (a verb the lexicon does not know is still a verb); so do
@@ -966,6 +992,40 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
     if len(subs) == 1 and len(coarse) > 1:
         return subs  # "What is Docker? What is Docker?"
     return _capped(whole, subs, _unique(coarse), max_sub_queries)
+
+
+def _scene_of_next(clauses: list[_Clause], k: int, text: str) -> bool:
+    """Whether clause ``k`` sets the scene of a question right after it in the same sentence
+    ("I'd like X to reject text - is there a strict mode?")."""
+    if k + 1 >= len(clauses):
+        return False
+    nxt = clauses[k + 1]
+    return nxt.kind == QUESTION and not re.search(r"[.?!]", text[clauses[k].end : nxt.start])
+
+
+def _wishes_asked(clauses: list[_Clause]) -> list[_Clause]:
+    """The clauses with the wishes as the asks when the message asks nothing else: "I want A.
+    I also want B." (no question), "I'd like to A, B, and C. How do I do each of these?",
+    "I need A. I'd also like B. What should I use for each of those?" (a question that only
+    points back at them, which is then dropped: the wishes say what it asks). A single wish
+    without a list of actions, or any question of its own, leaves them as they are."""
+    wishes = [
+        c for c in clauses
+        if c.kind == STATEMENT and (m := _WISH_ANY.match(c.text)) is not None
+        and not _PRONOUN_OBJECT.match(c.text, m.end())
+    ]
+    if not wishes:
+        return clauses
+    asked = [c for c in clauses if c.ask]
+    pointing = [c for c in asked if c.kind == QUESTION and _POINTS_BACK.match(c.text)]
+    if len(pointing) != len(asked):
+        return clauses
+    if len(wishes) < 2 and not (asked and "," in wishes[0].text):
+        return clauses
+    for clause in clauses[clauses.index(wishes[0]) :]:
+        if clause.kind == STATEMENT:  # "And the column should refuse text": a need too
+            clause.kind, clause.ask = REQUEST, True
+    return [c for c in clauses if c not in pointing]
 
 
 def _statements(
