@@ -133,15 +133,9 @@ _REQUEST_START = re.compile(
     r"|^i(?:'m|\s+am)\s+(?:looking\s+for|wondering|curious)\b",
     re.IGNORECASE,
 )
-#: A wish ("I want to ...", "we'd also like to ..."), maybe after what orders it ("After
-#: that", "then"): after a question it is an ask of its own, not the story the question is in.
-_WISH = re.compile(
-    r"^(?:(?:after\s+th(?:at|is)|then|also|next|finally|and)[\s,]+)*(?:i|we)(?:'d|\s+would)?"
-    r"\s+(?:(?:also|then|still|really|now|additionally)\s+)?(?:want|like|need|wish)\s+to\s+(?=\w)",
-    re.IGNORECASE,
-)
-#: A wish, whatever it wants: "I want a way to ...", "we need the list of ...", "I'd also like
-#: the check to ...", "I need to ...".
+#: A wish, whatever it wants ("I want a way to ...", "we need the list of ...", "I'd also like
+#: the check to ...", "After that I need to ..."): after a question it is an ask of its own,
+#: not the story the question is in.
 _WISH_ANY = re.compile(
     r"^(?:(?:for|from|in|on|with|during|before|after|once|when)\s[^,;:?!.]{1,60}?,?\s+)?"
     r"(?:(?:after\s+th(?:at|is)|then|also|next|finally|lastly|and|so|plus)[\s,]+)*(?:i|we)"
