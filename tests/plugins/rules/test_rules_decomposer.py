@@ -429,6 +429,8 @@ WHOLE = [
     "My card was declined; why?",
     "Add twelve and twelve",
     "I upgraded to version 2. How do I enable SSL?",
+    # a comparison in parentheses is an aside naming kinds, not what the question compares
+    "How do I find out which constraint failed (unique vs. foreign key) and get its message?",
 ]
 
 TABLE = (

@@ -707,7 +707,7 @@ def _split(
         each = each_item(text, toks)  # "X vs Y: when would I use each ...?"
         if each is not None:
             return [_finish(e, question, capitalize, False) for e in each], True
-    compared = comparison(text, toks)
+    compared = None if _aside_comparison(toks) else comparison(text, toks)
     if compared is not None:
         clause.things = compared
         if not juxtaposed(text, toks):
@@ -986,6 +986,21 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
     if len(subs) == 1 and len(coarse) > 1:
         return subs  # "What is Docker? What is Docker?"
     return _capped(whole, subs, _unique(coarse), max_sub_queries)
+
+
+def _aside_comparison(toks: list[Token]) -> bool:
+    """Whether every "vs" of the clause is inside parentheses ("which constraint failed
+    (unique vs. foreign key vs. NOT NULL)"): an aside that names the kinds, not the things the
+    clause compares."""
+    depth, inside, outside = 0, False, False
+    for low, _, _, _ in toks:
+        if low in ("(", "["):
+            depth += 1
+        elif low in (")", "]"):
+            depth = max(depth - 1, 0)
+        elif low in ("vs", "vs.", "versus"):
+            inside, outside = inside or depth > 0, outside or depth == 0
+    return inside and not outside
 
 
 def _scene_of_next(clauses: list[_Clause], k: int, text: str) -> bool:
