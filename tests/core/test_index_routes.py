@@ -320,6 +320,22 @@ def test_a_situation_alone_never_restricts_an_ask_its_own_sentence_places_elsewh
     assert (kept.route, kept.retrieval, kept.collections) == ("debian", "restrict", ["debian"])
 
 
+def test_an_abbreviation_or_a_parenthesis_ends_no_sentence_of_an_ask() -> None:
+    one = "How do I tell which constraint failed (unique vs. foreign key) and get its message?"
+    aside = "Which tools, e.g. grep or awk, can search the exported dump for that value?"
+    two = "We keep the data in SQLite. How do I tell which constraint failed and why?"
+    probe = Found({one: ["sqlite"] * 10, aside: ["sqlite"] * 10, two: ["sqlite"] * 10})
+    router = CollectionRouter(
+        Scores({"sqlite": 0, "openssl": 0}), probe=probe, collections=["sqlite", "openssl"]
+    )
+    for ask in (one, aside, two):
+        router.decide_sync(ask)
+    # only the ask of two sentences is searched by its last sentence too
+    assert [query for query, _ in probe.calls] == [
+        one, aside, two, "How do I tell which constraint failed and why?",
+    ]
+
+
 def test_a_last_sentence_that_decides_is_searched_beside_its_ask() -> None:
     situation = "Our Debian server runs on UTC."
     ask = "In a SQLite query, how do I format a timestamp?"

@@ -451,14 +451,24 @@ def _scores_many(router: Any, texts: Sequence[str]) -> list[dict[str, float]]:
 
 #: Where a sentence or a clause after a colon ends and another begins.
 _SENTENCE_BREAK = re.compile(r"(?<=[.:;?!])\s+(?=[^\s])")
+#: Abbreviations whose period ends no sentence.
+_ABBREVIATION_END = re.compile(r"(?:^|\W)(?:vs|e\.g|i\.e|etc|cf|approx|incl)\.$", re.IGNORECASE)
 #: A last sentence shorter than this (in words) is not routed alone.
 _MIN_ASK_WORDS = 5
 
 
 def _last_sentence(query: str) -> str | None:
     """The last sentence of ``query`` when it has several (``None`` otherwise, or when the
-    last is too short to route alone)."""
-    parts = _SENTENCE_BREAK.split(query.strip())
+    last is too short to route alone). A break after an abbreviation ("vs.", "e.g.") or
+    inside parentheses ("(unique vs. foreign key)") ends no sentence."""
+    parts: list[str] = []
+    for part in _SENTENCE_BREAK.split(query.strip()):
+        if parts and (
+            _ABBREVIATION_END.search(parts[-1]) or parts[-1].count("(") > parts[-1].count(")")
+        ):
+            parts[-1] += " " + part
+        else:
+            parts.append(part)
     if len(parts) < 2 or len(parts[-1].split()) < _MIN_ASK_WORDS:
         return None
     return parts[-1]
