@@ -106,9 +106,12 @@ _COURTESY = re.compile(
 )
 #: An item's marker before a colon or a comma ("First: ...", "Second, ...", "Lastly:"): it
 #: orders the asks, it is no scene of its own.
+#: The markers of an item after the first ("Second: ...", "Lastly, ..."): each opens a new
+#: topic, as "Also," does.
+_LATER_ITEMS = r"second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|finally|lastly"
 _ORDER_MARKERS = (
-    r"first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|finally|lastly"
-    r"|next|afterwards|after\s+th(?:at|is)|on\s+top\s+of\s+th(?:at|is)"
+    r"first(?:ly)?|" + _LATER_ITEMS
+    + r"|next|afterwards|after\s+th(?:at|is)|on\s+top\s+of\s+th(?:at|is)"
 )
 _LEADING_FILLER = re.compile(
     r"^(?:(?:(?:also|and|plus|then|so|but|additionally|separately|btw|by\s+the\s+way|oh|ok|okay)"
@@ -122,8 +125,7 @@ _SEQUENCE_MARKS = re.compile(r"\b(?:then|finally|lastly|next|after|afterwards)\b
 _NEW_TOPIC = re.compile(
     r"^(?:also|plus|additionally|separately|btw|by\s+the\s+way|another\s+question|"
     r"one\s+more\s+thing|unrelated(?:ly)?)\b"
-    # the marker of a later item ("Second: ...", "Lastly, ...")
-    r"|^(?:second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|finally|lastly)\s*[:,]",
+    r"|^(?:" + _LATER_ITEMS + r")\s*[:,]",
     re.IGNORECASE,
 )
 _REQUEST_START = re.compile(
@@ -900,11 +902,9 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         clause.ask = clause.kind in (QUESTION, REQUEST, COMMAND, PHRASE) or (
             clause.kind == STATEMENT and clause.asks
         )
-        wish = _WISH_ANY.match(clause.text) if asked_before and not clause.ask else None
         if (
-            wish and clause.kind == STATEMENT
-            and not _PRONOUN_OBJECT.match(clause.text, wish.end())
-            and not _scene_of_next(clauses, k, text)
+            asked_before and not clause.ask and clause.kind == STATEMENT
+            and _wish(clause.text) and not _scene_of_next(clauses, k, text)
         ):
             # "How do I A? After that I want to B": a wish after a question asks too (not
             # one about what was asked: "I need to do it today")
@@ -1003,6 +1003,13 @@ def _aside_comparison(toks: list[Token]) -> bool:
     return inside and not outside
 
 
+def _wish(text: str) -> bool:
+    """Whether ``text`` says what its writer wants ("I'd also like the check to ...") rather
+    than something about what was asked ("I need to do it today")."""
+    wish = _WISH_ANY.match(text)
+    return wish is not None and not _PRONOUN_OBJECT.match(text, wish.end())
+
+
 def _scene_of_next(clauses: list[_Clause], k: int, text: str) -> bool:
     """Whether clause ``k`` sets the scene of a question right after it in the same sentence
     ("I'd like X to reject text - is there a strict mode?")."""
@@ -1018,11 +1025,7 @@ def _wishes_asked(clauses: list[_Clause]) -> list[_Clause]:
     "I need A. I'd also like B. What should I use for each of those?" (a question that only
     points back at them, which is then dropped: the wishes say what it asks). A single wish
     without a list of actions, or any question of its own, leaves them as they are."""
-    wishes = [
-        c for c in clauses
-        if c.kind == STATEMENT and (m := _WISH_ANY.match(c.text)) is not None
-        and not _PRONOUN_OBJECT.match(c.text, m.end())
-    ]
+    wishes = [c for c in clauses if c.kind == STATEMENT and _wish(c.text)]
     if not wishes:
         return clauses
     asked = [c for c in clauses if c.ask]
