@@ -132,6 +132,34 @@ SPLITS: list[tuple[str, list[str]]] = [
             "How do I make a role the owner of a table?",
         ],
     ),
+    # "in one command" inside an action that another follows says how that action is done;
+    # a wish's frame goes in front of each of its actions
+    (
+        "For the staging box I'd like to build a private key and a certificate in one "
+        "command, package both into a bundle the admins can import, and keep a list of expiry "
+        "dates in a table. How do I do each of these?",
+        [
+            "For the staging box I'd like to build a private key and a certificate in one "
+            "command",
+            "For the staging box I'd like to package both into a bundle the admins can import",
+            "For the staging box I'd like to keep a list of expiry dates in a table",
+        ],
+    ),
+    # "their" in every action means the same people (the client's), not the first action's
+    # object: the actions stand alone
+    (
+        "Audit of a client's servers, three items: show how their proxy should be told to "
+        "refuse old protocols, list their open ports with the service behind each, and explain "
+        "what happens in their client when the callback they set returns 1.",
+        [
+            "Audit of a client's servers, three items: show how their proxy should be told to "
+            "refuse old protocols",
+            "Audit of a client's servers, three items: list their open ports with the service "
+            "behind each",
+            "Audit of a client's servers, three items: explain what happens in their client "
+            "when the callback they set returns 1",
+        ],
+    ),
     # -- "in one script: A, B and C"
     (
         "In one script: list the tables, count the rows and dump the schema.",
@@ -364,6 +392,8 @@ WHOLE = [
     # the actions are one
     "How do I install one package and remove another in a single command?",
     "How do I change a file's owner and group in one command?",
+    "How do I create a user, add a group, and grant both access to the schema in one "
+    "transaction?",
     "How do I install the two packages together?",
     "How do I make the client wait and retry when the server is busy?",
     # a list inside a clause inside the question

@@ -17,8 +17,10 @@ Such a list is read here, before any list of words (:mod:`ragloom_rules._coordin
 A plain "and" with no comma ("reset my password and update my email") is left to the word
 lists. The list is left alone, and the clause kept whole, when an action is a single word
 ("add, temporarily disable, and re-enable a user": short items sharing an object), when the
-clause says the actions are one ("in a single command", "at once"), or when a later action
-refers back with a pronoun that nothing in it names ("and have that host accept them").
+clause says the actions are one ("in a single command", "at once": in the frame or the last
+action; inside an earlier action it says how that one is done), or when a later action
+refers back with a pronoun that nothing in it names ("and have that host accept them"; a
+"they" / "their" that the first action says too means the same people in each action).
 Each action is one ask: a list of words inside it ("print an object's type and
 pretty-printed contents") is not split further.
 """
@@ -30,7 +32,7 @@ from collections.abc import Callable
 
 from . import _lexicon as lx
 from ._references import _object, resolve
-from ._tokens import AUX, NUM, PREP, PRON, REF, WH, B, D, N, P, Token, V, tokenize
+from ._tokens import AUX, NUM, PAIR, PREP, PRON, REF, WH, B, D, N, P, Token, V, tokenize
 
 __all__ = ["ask_list", "frame_end", "one_action", "verb_at"]
 
@@ -80,7 +82,7 @@ def verb_at(toks: list[Token], j: int) -> bool:
         return False  # an inflected verb ("including", "shows"), a path or a number
     if low.endswith(("ing", "ed", "ly")) or (low.endswith("s") and not low.endswith("ss")):
         return False
-    return bool(toks[j + 1][3] & (D | PRON | PREP | NUM))
+    return bool(toks[j + 1][3] & (D | PRON | PREP | NUM | PAIR))
 
 
 def comma_intro_end(toks: list[Token]) -> int:
@@ -126,7 +128,7 @@ def frame_end(toks: list[Token], command: bool) -> int | None:
     elif flags & AUX:
         if i + 1 < n and toks[i + 1][0] in ("i", "we", "you", "one"):
             f = i + 2
-    elif command and not flags & PRON:
+    elif command and not flags & (PRON | PREP):  # "For the box I'd like to": a wish's frame
         f = i
         if low == "please":
             f = i + 1
@@ -163,14 +165,18 @@ def _way_frame(text: str, toks: list[Token]) -> int | None:
     return None
 
 
-def _unresolved_reference(toks: list[Token], a: int, b: int) -> bool:
+def _unresolved_reference(
+    toks: list[Token], a: int, b: int, known: frozenset[str] = frozenset()
+) -> bool:
     """Whether ``toks[a:b]`` (a later action) has a pronoun that nothing before it in the
-    action names: "and have that host accept them" refers to the first action."""
+    action names: "and have that host accept them" refers to the first action. A pronoun
+    in ``known`` (one the first action uses itself) is not the first action's object: "show
+    how their httpd ..., expand their cipher string" means the same people twice."""
     for j in range(a, b):
         low = toks[j][0]
         if low == "ones" or (low == "one" and j > a and not toks[j - 1][3] & (B | NUM)):
             return True  # "drop the unused ones": ones of what the first action names
-        if not toks[j][3] & REF or low in ("he", "him", "his", "she", "her"):
+        if not toks[j][3] & REF or low in ("he", "him", "his", "she", "her") or low in known:
             continue
         plural = low in ("they", "them", "their")
         named = False
@@ -228,7 +234,7 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
     f = _way_frame(text, toks)
     if f is None:
         f = frame_end(toks, command)
-    if f is None or one_action(text):
+    if f is None:
         return None
     seps: list[tuple[int, int]] = []  # (end of the previous action, start of the next one)
     intros: dict[int, int] = {}  # an action's start -> the comma after its introduction
@@ -296,6 +302,15 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
     while ends[-1] > bounds[-1] and toks[ends[-1] - 1][3] & P:
         ends[-1] -= 1
     items = list(zip(bounds, ends, strict=True))
+    # "in a single command", "at once" makes the actions one, unless it is inside an action
+    # that another follows ("create a key and a certificate in one command, package both
+    # ..., and ..."): there it says how that action is done
+    inner = [(toks[a][1], toks[b - 1][2]) for a, b in items[:-1]]
+    if any(
+        not any(lo <= m.start() and m.end() <= hi for lo, hi in inner)
+        for m in _ONE_ACTION.finditer(text)
+    ):
+        return None
     for a, b in items:
         v = a
         while v < b - 1 and _adverb(toks[v][0]) and not toks[v][3] & (B | D):
@@ -314,14 +329,17 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
             action = text[toks[c + 1][1] : toks[b - 1][2]]
             out.append(f"{action}, {text[toks[a][1] : toks[c - 1][2]]}")
     items = [(intros[a] + 1 if a in intros else a, b) for a, b in items]  # the actions
-    if any(_unresolved_reference(toks, a, b) for a, b in items[1:]):
+    they = frozenset(("they", "them", "their"))
+    # "their" in the first action (people, mostly) is no object of it: neither is it later
+    first = they if any(t[0] in they for t in toks[items[0][0] : items[0][1]]) else frozenset()
+    if any(_unresolved_reference(toks, a, b, first) for a, b in items[1:]):
         # "create a role ..., grant it read access": "it" is what the first action made
         span = None if objects else _object(toks, f)
         if span is None:
             return None
         named = text[toks[span[0]][1] : toks[span[1] - 1][2]]
         for k, (a, b) in enumerate(items[1:], start=1):
-            if _unresolved_reference(toks, a, b):
+            if _unresolved_reference(toks, a, b, first):
                 resolved = resolve(out[k], tokenize(out[k]), named, [])
                 if resolved is None:
                     return None

@@ -42,8 +42,9 @@ How a message is read, in order:
    :mod:`ragloom_rules._references`. A pronoun named by the question itself ("... while
    others keep writing to it", "Then, once my VFS is registered, how do I look it up?") or
    by a scene that says something ("sshd refuses to start ... once it's running") is left
-   as it is. When what a reference stands for cannot be told, the two questions stay
-   together.
+   as it is, and so is a "they" / "their" that the earlier question says too (the same
+   people: "show how their proxy ..., and explain what happens in their client"). When
+   what a reference stands for cannot be told, the two questions stay together.
 4. **Within each ask**: "X vs Y: when would I use each ...?" gives the question asked of each
    item; things set side by side ("X vs Y", "X or Y: which ...") give one search phrase per
    item and then the comparison; a comparison named by a word ("the difference between X
@@ -82,7 +83,14 @@ from . import _lexicon as lx
 from ._asks import ask_list, comma_intro_end, introduction_end, verb_at
 from ._comparison import comparison, each_item, juxtaposed
 from ._coordination import coordination_items, one_ask, relation_word
-from ._references import members, needs_resolution, pronouns_only, resolve, topic
+from ._references import (
+    members,
+    needs_resolution,
+    pronouns_only,
+    resolve,
+    same_referent,
+    topic,
+)
 from ._tokens import AUX, PAIR, PREP, PRON, REF, WH, B, D, N, P, T, Token, V, tokenize
 from .invariants import content_words
 
@@ -831,6 +839,7 @@ def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:
             prev is not None
             and not _local_antecedent(clause)
             and needs_resolution(clause.toks)
+            and not same_referent(clause.toks, prev.toks)
         ):
             things = _things(prev)
             resolved = resolve(clause.text, clause.toks, topic(prev.text, prev.toks), things)

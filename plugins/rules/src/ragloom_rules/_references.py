@@ -23,7 +23,8 @@ from __future__ import annotations
 from ._tokens import AUX, COP, PREP, PRON, WH, B, D, N, P, T, Token, V, tokenize
 
 __all__ = [
-    "answer_reference", "members", "needs_resolution", "pronouns_only", "resolve", "topic"
+    "answer_reference", "members", "needs_resolution", "pronouns_only", "resolve",
+    "same_referent", "topic",
 ]
 
 #: Verbs after which "that" opens a clause ("check that the service answers").
@@ -385,6 +386,18 @@ def pronouns_only(toks: list[Token]) -> bool:
     set before the questions may name, not "one" / "which one" / "either"."""
     kinds = (_kind(toks, i) for i in range(len(toks)))
     return all(k is None or k.split(":")[-1] in ("thing", "things", "person") for k in kinds)
+
+
+_THEY = frozenset(("they", "them", "their"))
+
+
+def same_referent(toks: list[Token], before: list[Token]) -> bool:
+    """Whether every reference of the question is "they", "them" or "their" and the question
+    ``before`` it says one of them too: both mean the same people, named before both or
+    nowhere, not something the earlier question names ("show how their server ..., and
+    explain what happens in their client": the customer's)."""
+    refs = [toks[i][0] for i in range(len(toks)) if _kind(toks, i) is not None]
+    return bool(refs) and set(refs) <= _THEY and any(t[0] in _THEY for t in before)
 
 
 def needs_resolution(toks: list[Token]) -> bool:
