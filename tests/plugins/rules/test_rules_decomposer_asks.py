@@ -346,6 +346,17 @@ SPLITS: list[tuple[str, list[str]]] = [
             "I'm writing a module in C. How do I build the module?",
         ],
     ),
+    # ... and so it does before "Then" (a word of the lexicon, no surname after an initial):
+    # the step before "Then" is an ask of its own
+    (
+        "I keep sensor readings in SQLite and want to hash each one with SHA-256 in C. Then "
+        "I'd like to keep the digests in a separate file - how do I attach a second database?",
+        [
+            "I keep sensor readings in SQLite and want to hash each one with SHA-256 in C",
+            "I'd like to keep the digests in a separate file - how do I attach a second "
+            "database?",
+        ],
+    ),
     # adverbs between "and" and the next question ("and more generally how ...")
     (
         "How do I fix the links while proxying, and more generally how do I rewrite a response "
@@ -392,6 +403,8 @@ WHOLE = [
     # the actions are one
     "How do I install one package and remove another in a single command?",
     "How do I change a file's owner and group in one command?",
+    # an initial before a name ends no sentence
+    "Letters signed by J. Smith arrive late at the office. How do I track them?",
     "How do I create a user, add a group, and grant both access to the schema in one "
     "transaction?",
     "How do I install the two packages together?",

@@ -6,7 +6,8 @@ millisecond a query): regular expressions are compiled once, at import.
 How a message is read, in order:
 
 1. **Sentences and clauses.** The message is cut into sentences (after "?"; after "!" and "."
-   when a new sentence starts, not after an item's number: "2. How do I ..."), a greeting
+   when a new sentence starts, not after an item's number: "2. How do I ...", nor after an
+   initial: "J. Smith", but "from C. Then I ..."), a greeting
    ("Hi,") and a closing "Thanks!" are dropped, and so is what only orders the asks ("First:",
    "Second,", "Lastly:", "After that,", "2."; a later item's marker opens a new topic, as
    "Also," does). A preamble before a colon ("For a release script: ...") is a clause of its
@@ -222,6 +223,23 @@ class _Clause:
 # -- sentences ------------------------------------------------------------------------------
 
 
+_NEXT_WORD = re.compile(r"[A-Za-z']+")
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    """Whether the word at ``at`` starts a sentence after a capital letter and a period ("in
+    C. Then I ...", "in C. How do I"), not a name after an initial ("J. Smith"): a question
+    word, or a word of the lexicon (a pronoun, a determiner, a conjunction, a preposition,
+    an auxiliary, "then", "next", ...)."""
+    if _QUESTION_START.match(text, at):
+        return True
+    word = _NEXT_WORD.match(text, at)
+    if word is None:
+        return False
+    low = word.group().lower()
+    return low in lx.LINKING_ADVERBS or bool(tokenize(low)[0][3] & (B | D | AUX | PRON | WH))
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     """Sentence offsets: a break after "?", after "!" or "." when a sentence starts (a
     capital letter or a question word) and, for ".", the word before is no abbreviation."""
@@ -232,7 +250,7 @@ def _sentences(text: str) -> list[tuple[int, int]]:
         if mark == ".":
             word = text[: m.start() - 1].rsplit(" ", 1)[-1].lower().rstrip(".")
             initial = len(word) == 1 and word.isalpha()  # "J. Smith", not "in C. How do I"
-            if word in _ABBREVIATIONS or (initial and not _QUESTION_START.match(text, m.end())):
+            if word in _ABBREVIATIONS or (initial and not _opens_sentence(text, m.end())):
                 continue
             if word.isdigit() and len(word) <= 2 and not text[begin : m.start() - 1].strip(
                 " \t("
