@@ -403,6 +403,9 @@ WHOLE = [
     # the actions are one
     "How do I install one package and remove another in a single command?",
     "How do I change a file's owner and group in one command?",
+    # an auxiliary before a verb in its base form ("and must pass") continues a predicate: no
+    # question starts there
+    "How do I add a hook that runs the linter and must pass before every commit?",
     # an initial before a name ends no sentence
     "Letters signed by J. Smith arrive late at the office. How do I track them?",
     "How do I create a user, add a group, and grant both access to the schema in one "

@@ -18,7 +18,8 @@ How a message is read, in order:
    is X and how does Y work?", "..., and once I install it, what ..."); at "and" before a new
    request ("... and explain how to test it"); at a comma before a question of a list of
    questions ("which version ..., was it built threadsafe, and ..."; not before a relative
-   clause: "MD4 and RC4, which now fail to load"); and at a dash after a situation ("I'm sick
+   clause: "MD4 and RC4, which now fail to load", nor before an auxiliary and a verb: "and
+   must pass"); and at a dash after a situation ("I'm sick
    of X - how do I ...?"). A clause is a question
    (it starts with a question word or an auxiliary, maybe after an introduction, or ends the
    sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ..."),
@@ -306,6 +307,8 @@ def _starts_question(toks: list[Token], j: int) -> bool:
         word = toks[j + 1][0]
         if word in ("be", "not", "also") or (word.endswith("ly") and not nxt & (D | N)):
             return False  # "... and can safely be deleted": a second predicate, no subject
+        if word in lx.VERB_BASES and not nxt & (PRON | D | PAIR | N):
+            return False  # "a script that connects ... and must fail whenever ...": no subject
         return bool(nxt & (PRON | D | PAIR)) or word in lx.SUBJECTS or not nxt & B
     return False
 
