@@ -81,6 +81,20 @@ SPLITS: list[tuple[str, list[str]]] = [
         "that succeed?",
         ["Our cron jobs should send mail on failure", "How do I silence the ones that succeed?"],
     ),
+    # "also" inside the situation: what comes before it is an ask of its own, what it starts
+    # the scene of the questions
+    (
+        "I need the staging and production configs kept in one repository without duplicating "
+        "the shared files; also the deploy job needs a fresh API key every night; and in the "
+        "job itself, which command should create that key, and how long should it be?",
+        [
+            "I need the staging and production configs kept in one repository without "
+            "duplicating the shared files",
+            "The deploy job needs a fresh API key every night; in the job itself, which command "
+            "should create that key?",
+            "The deploy job needs a fresh API key every night; how long should it be?",
+        ],
+    ),
     # -- "then": two steps; a pronoun of the second is resolved by the first
     ("Build the project, then run the tests.", ["Build the project", "Run the tests"]),
     (

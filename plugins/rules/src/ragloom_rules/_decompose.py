@@ -28,9 +28,11 @@ How a message is read, in order:
    the scene: they are kept in front of each sub-query of the asks that follow ("I live in
    Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...",
    "separately") or follows with "then", in which case the statements are a sub-query of
-   their own (a preamble still sets the scene). A phrase that ends with a period before a
-   question is a scene too ("My laptop battery drains fast."). A statement between two asks
-   sets the scene of the ask after it; a statement after the last ask keeps the message
+   their own (a preamble still sets the scene); when a statement of the scene opens the new
+   topic ("I need A; also the script needs B; and which call ...?"), those before it are.
+   A phrase that ends with a period before a question is a scene too ("My laptop battery
+   drains fast."). A statement between two asks sets the scene of the ask after it; a
+   statement after the last ask keeps the message
    whole, unless it is a wish ("How do I A? After that I want to B": an ask of its own, when
    it names what it wants rather than "I need to do it today"). When the message asks nothing
    else, or only what points back at them ("How do I do each of these?"), its wishes are its
@@ -971,13 +973,36 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
     if pending:
         return [whole]  # a statement after the last question: the message is one story
     context = ""
+    before: _Clause | None = None  # an ask of its own before the scene of the questions
     names = False  # whether the scene says something (may name what a pronoun stands for)
     if first:
         scene = clauses[:first]
         gap = _SCENE_END.match(text, scene[-1].end)
         lead = text[scene[0].start : scene[-1].end] + (gap.group() if gap else "")
         names = any(c.kind == STATEMENT or _has_predicate(c.toks) for c in scene)
-        if asked[0].new_topic or asked[0].sequence:
+        turn = next(
+            (
+                k for k in range(len(scene) - 1, 0, -1)
+                if (scene[k].new_topic or scene[k].sequence) and scene[k].kind != PREAMBLE
+                and any(c.kind != PREAMBLE for c in scene[:k])
+            ),
+            None,
+        )
+        if turn is not None and not (asked[0].new_topic or asked[0].sequence):
+            # "I need A; also the script needs B; and which call ...?": what comes before the
+            # new topic is an ask of its own, what starts it the scene of the questions
+            told = [c for c in scene[:turn] if c.kind != PREAMBLE]
+            body = text[told[0].start : told[-1].end]
+            before = _Clause(body, tokenize(body), told[0].start, told[-1].end, STATEMENT,
+                             False, ask=True, keep=True)
+            asked.insert(0, before)
+            gap = _SCENE_END.match(text, scene[-1].end)
+            context = text[scene[turn].start : scene[-1].end] + (gap.group() if gap else "")
+            context = context.rstrip() + " "
+            if capitalize:  # "also the script needs B; ...": "The script needs B; ..."
+                context = context[:1].upper() + context[1:]
+            names = any(c.kind == STATEMENT or _has_predicate(c.toks) for c in scene[turn:])
+        elif asked[0].new_topic or asked[0].sequence:
             # "X should do Y; also, how ...": the statement is an ask of its own; a
             # preamble ("For a release script:") still sets the scene of every question
             told = [c for c in scene if c.kind != PREAMBLE]
@@ -1004,7 +1029,7 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         prefix = clause.prefix
         if prefix and capitalize and not context:
             prefix = prefix[:1].upper() + prefix[1:]  # "Also extension loading ..."
-        scene_text = context + prefix
+        scene_text = ("" if clause is before else context) + prefix
         cap = capitalize
         if scene_text:  # a sub-query goes on after the scene: a new sentence or not
             cap = scene_text.rstrip()[-1:] in (".", "?", "!")
