@@ -30,6 +30,18 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Upgrading the cluster from 1.27 to 1.28 — how do I roll back a node?",
         ],
     ),
+    # a preamble after the situation heads the questions until another preamble does
+    (
+        "We run our site on two boxes. On the web box: how do I enable compression, and how do "
+        "I cache images? On the database box: how do I rotate the logs? And for the test box, "
+        "how do I turn off the firewall?",
+        [
+            "We run our site on two boxes. On the web box: how do I enable compression?",
+            "We run our site on two boxes. On the web box: how do I cache images?",
+            "We run our site on two boxes. On the database box: how do I rotate the logs?",
+            "We run our site on two boxes. For the test box, how do I turn off the firewall?",
+        ],
+    ),
     # -- an introduction before a comma scopes over the questions of its sentence (the
     # issue's example)
     (

@@ -30,6 +30,8 @@ How a message is read, in order:
    "separately") or follows with "then", in which case the statements are a sub-query of
    their own (a preamble still sets the scene); when a statement of the scene opens the new
    topic ("I need A; also the script needs B; and which call ...?"), those before it are.
+   A preamble that ends the scene heads the questions until another preamble heads one ("On
+   the web box: how ...? On the database box: how ...?").
    A phrase that ends with a period before a question is a scene too ("My laptop battery
    drains fast."). A statement between two asks sets the scene of the ask after it; a
    statement after the last ask keeps the message
@@ -221,6 +223,7 @@ class _Clause:
     prefix: str = ""  # a statement right before it that sets its scene ("X is off - how ...")
     ask: bool = False
     keep: bool = False  # a statement that is an ask of its own: never split
+    headed: bool = False  # its prefix holds a preamble ("On the server: what ...")
 
 
 # -- sentences ------------------------------------------------------------------------------
@@ -968,11 +971,13 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         if pending:
             clause.prefix = text[pending[0].start : clause.start]
             clause.new_topic = clause.new_topic or pending[0].new_topic
+            clause.headed = any(c.kind == PREAMBLE for c in pending)
             pending = []
         asked.append(clause)
     if pending:
         return [whole]  # a statement after the last question: the message is one story
     context = ""
+    unheaded: str | None = None  # the context once another preamble heads the questions
     before: _Clause | None = None  # an ask of its own before the scene of the questions
     names = False  # whether the scene says something (may name what a pronoun stands for)
     if first:
@@ -1020,12 +1025,24 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
                 names = False
         else:
             context = lead.rstrip() + " "
+            # the preambles that end the scene ("... the same server. On the C side: how ...")
+            # head the questions until another preamble does ("On the server: what ...")
+            j = len(scene)
+            while j > 0 and scene[j - 1].kind == PREAMBLE:
+                j -= 1
+            if j < len(scene):
+                gap = _SCENE_END.match(text, scene[j - 1].end) if j else None
+                unheaded = (
+                    text[scene[0].start : scene[j - 1].end] + (gap.group() if gap else "")
+                ).rstrip() + " " if j else ""
     asked = _resolve(asked, text, bool(context) and names)
     groups: list[list[str]] = []
     coarse: list[str] = []
     for k, clause in enumerate(asked):
         if context and k > 0 and clause.new_topic:
             context = ""
+        if unheaded is not None and clause.headed:
+            context, unheaded = unheaded, None
         prefix = clause.prefix
         if prefix and capitalize and not context:
             prefix = prefix[:1].upper() + prefix[1:]  # "Also extension loading ..."
