@@ -30,6 +30,16 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Upgrading the cluster from 1.27 to 1.28 — how do I roll back a node?",
         ],
     ),
+    # a list of needs after a preamble: each long noun phrase is searched for
+    (
+        "I need three things for the release: a gzipped tarball of the tagged tree, a checksum "
+        "line in the usual layout, and a detached signature made with our key.",
+        [
+            "I need three things for the release: a gzipped tarball of the tagged tree",
+            "I need three things for the release: a checksum line in the usual layout",
+            "I need three things for the release: a detached signature made with our key",
+        ],
+    ),
     # a preamble after the situation heads the questions until another preamble does
     (
         "We run our site on two boxes. On the web box: how do I enable compression, and how do "
@@ -432,6 +442,9 @@ WHOLE = [
     # an auxiliary before a verb in its base form ("and must pass") continues a predicate: no
     # question starts there
     "How do I add a hook that runs the linter and must pass before every commit?",
+    # short noun phrases after a preamble are one list; so are two without "and"
+    "Ingredients for the cake: a cup of flour, a pinch of salt, and a glass of milk.",
+    "For the trip: a map of the old town, a list of cheap places to eat near the station.",
     # an initial before a name ends no sentence
     "Letters signed by J. Smith arrive late at the office. How do I track them?",
     "How do I create a user, add a group, and grant both access to the schema in one "

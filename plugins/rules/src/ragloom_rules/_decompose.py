@@ -12,7 +12,9 @@ How a message is read, in order:
    "Second,", "Lastly:", "After that,", "2."; a later item's marker opens a new topic, as
    "Also," does). A preamble before a colon ("For a release script: ...") is a clause of its
    own, and so are the words before a sentence's numbered items ("We use WAL: (1) which files
-   ..., (2) what command ..."), each item then read as a stretch of its own. Each sentence
+   ..., (2) what command ...") or before a list of needs ("Release checklist: a gzipped
+   tarball of ..., a checksum line ..., and a detached signature ..."), each item then read
+   as a stretch of its own (a need is a phrase to search for). Each sentence
    is cut into clauses at ";"; at "and" / "but" / "plus" / "then" / ", also" / ", then" /
    "and afterwards" when a new question starts after it, maybe after an introduction ("What
    is X and how does Y work?", "..., and once I install it, what ..."); at "and" before a new
@@ -297,6 +299,47 @@ def _numbered_items(text: str) -> list[tuple[int, int]]:
         found.append((m.start(), m.end()))
         expected = chr(ord(label) + 1)
     return found if len(found) >= 2 else []
+
+
+#: Words that open an item of a list of needs after a preamble ("..., a checksum line ...").
+_NEED_OPENERS = lx.words("a an the one our my some")
+
+
+def _listed_needs(toks: list[Token], colon: int) -> list[tuple[int, int]]:
+    """Where the items of a list of needs after the preamble ending at token ``colon`` start
+    ("Release checklist: a gzipped tarball of the tree, a SHA-256 checksum line in the same
+    layout, and a detached signature of the tarball"): noun phrases that each open with "a",
+    "the", "our", ..., separated by commas (", and"), at least three of five words or more
+    (an "and" after an item counts), or two of six or more; else ``[]`` (as
+    :func:`_numbered_items`). Short items ("a cup of flour, a pinch of salt, ...") are one
+    list, and items apart by semicolons are left alone."""
+    first = colon + 1
+    if first >= len(toks) or toks[first][0] not in _NEED_OPENERS:
+        return []
+    later: list[int] = []  # where an item starts after a comma (", a ...", ", and the ...")
+    depth = 0
+    anded = False  # whether the last item has "and" before it
+    for j in range(first, len(toks)):
+        low = toks[j][0]
+        if low in ("(", "["):
+            depth += 1
+        elif low in (")", "]"):
+            depth = max(depth - 1, 0)
+        elif low in ("?", "!", ":", ";"):
+            return []  # a question, another preamble, items apart by ";": left alone
+        elif low == "," and not depth:
+            n = j + 1 + (j + 1 < len(toks) and toks[j + 1][0] in ("and", "plus"))
+            if n < len(toks) and toks[n][0] in _NEED_OPENERS:
+                later.append(n)
+                anded = n > j + 1
+    starts = [first, *later]
+    if len(starts) == 2 and not anded:
+        return []  # "a key, a certificate ...": two items need ", and"
+    ends = [*later, len(toks)]
+    words = [sum(1 for t in toks[a:b] if not t[3] & P) for a, b in zip(starts, ends, strict=True)]
+    if len(starts) < 2 or min(words) < (5 if len(starts) > 2 else 6):
+        return []  # "a cup of flour, a pinch of salt, ...": one list
+    return [(toks[a][1], toks[a][1]) for a in starts]
 
 
 def _starts_question(toks: list[Token], j: int) -> bool:
@@ -602,6 +645,10 @@ def _read(text: str) -> list[_Clause] | None:
         colon = _preamble(rest, sentence_toks)
         parts: list[tuple[int, int, frozenset[str], bool]] = []
         items = _numbered_items(rest)
+        needs = False  # the items are things wanted: each one is searched for
+        if not items and colon is not None:
+            items = _listed_needs(sentence_toks, colon)
+            needs = bool(items)
         lead_in = False  # the first part only sets the scene of the rest (a preamble)
         if items:
             # "(1) which files ..., (2) what command ..., and (3) how ...": each item is
@@ -659,6 +706,8 @@ def _read(text: str) -> list[_Clause] | None:
                 toks = tokenize(body_text)
             if lead_in and k == 0:
                 kind = PREAMBLE
+            elif needs:
+                kind = PHRASE
             elif situation:
                 kind = STATEMENT
             else:
