@@ -30,6 +30,18 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Upgrading the cluster from 1.27 to 1.28 — how do I roll back a node?",
         ],
     ),
+    # a request before a colon is the scene of the questions after it ("Show me" is no frame
+    # of "how do I ...")
+    (
+        "Show me how to rotate our signing key safely: where does the tool keep the current "
+        "key, how do I generate a replacement, and how do I publish the new public key?",
+        [
+            "Show me how to rotate our signing key safely: where does the tool keep the current "
+            "key?",
+            "Show me how to rotate our signing key safely: how do I generate a replacement?",
+            "Show me how to rotate our signing key safely: how do I publish the new public key?",
+        ],
+    ),
     # a list of needs after a preamble: each long noun phrase is searched for
     (
         "I need three things for the release: a gzipped tarball of the tagged tree, a checksum "

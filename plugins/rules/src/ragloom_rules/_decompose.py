@@ -43,7 +43,8 @@ How a message is read, in order:
    asks ("I want A. I also want B."; "I need A. I'd also like B. What should I use for
    each?"), the question that only points back dropped. An introduction before a
    comma ("Since 2020, ...", "For money calculations, ...") belongs to every question of its
-   sentence, "Show me" to every "how to ..." of it.
+   sentence, "Show me" to every "how to ..." of it; a request before a colon ("Show me how
+   to pin a key: what form ..., how do I ...?") is the scene of the questions after it.
 3. **References.** A later question that refers to an earlier one gets the reference
    replaced ("What is Docker and how does it work?" -> "How does Docker work?"; "its" ->
    "Docker's"; "one" -> "a race condition"; "which one" -> "which of A and B"); see
@@ -582,8 +583,12 @@ def _preamble(text: str, toks: list[Token]) -> int | None:
         if k == 0 or k + 2 >= len(toks) or toks[0][3] & (WH | AUX):
             return None
         before = {t[0] for t in toks[:k]}
-        if before & {"vs", "versus", "or"} or toks[0][0] in lx.REQUEST_VERBS:
-            return None  # "Postgres or MySQL: which ...", "Compare RAID and LVM: which one"
+        if before & {"vs", "versus", "or"} or (
+            toks[0][0] in lx.REQUEST_VERBS and (before & {"and", "&"} or not _asks_at(toks, k + 1))
+        ):
+            # "Postgres or MySQL: which ...", "Compare RAID and LVM: which one"; not "Show me
+            # how to pin a key: what form ..., how do I ...?" (a request, then its questions)
+            return None
         after = {t[0] for t in toks[k + 1 :]}
         if "and" in before and after & {"difference", "differences", "differ", "better"}:
             return None  # "The Beatles and The Rolling Stones: what's the difference?"
@@ -698,9 +703,12 @@ def _read(text: str) -> list[_Clause] | None:
             ):
                 body_text = intro + body_text
                 toks = tokenize(body_text)
-            if k == 0:
+            if k == 0 and not lead_in:  # a request before a colon is the questions' scene
                 request = _REQUEST_FRAME.match(body_text)
-            elif request and toks[0][3] & WH and not cues & _NEW_TOPIC_CUES:
+            elif (
+                request and toks[0][3] & WH and not cues & _NEW_TOPIC_CUES
+                and not any(t[3] & AUX for t in toks[1:4])
+            ):
                 # "Show me how to X, and how to Y": "Show me" is the frame of both
                 body_text = request.group() + body_text
                 toks = tokenize(body_text)
