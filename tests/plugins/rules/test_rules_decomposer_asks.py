@@ -129,6 +129,20 @@ SPLITS: list[tuple[str, list[str]]] = [
             "The deploy job needs a fresh API key every night; how long should it be?",
         ],
     ),
+    # "We also need" after a wish: the wish is an ask of its own; the sentence that says
+    # "also" is the scene of the questions after it, and names what their pronoun stands for
+    (
+        "We'd like to ship a nightly archive of the main branch with every file under a dated "
+        "folder. We also need proof of when each archive existed: how do I request a trusted "
+        "timestamp for it, and how do I check the reply later?",
+        [
+            "We'd like to ship a nightly archive of the main branch with every file under a "
+            "dated folder",
+            "We also need proof of when each archive existed: how do I request a trusted "
+            "timestamp for it?",
+            "We also need proof of when each archive existed: how do I check the reply later?",
+        ],
+    ),
     # -- "then": two steps; a pronoun of the second is resolved by the first
     ("Build the project, then run the tests.", ["Build the project", "Run the tests"]),
     (

@@ -31,7 +31,8 @@ How a message is read, in order:
    Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...",
    "separately") or follows with "then", in which case the statements are a sub-query of
    their own (a preamble still sets the scene); when a statement of the scene opens the new
-   topic ("I need A; also the script needs B; and which call ...?"), those before it are.
+   topic ("I need A; also the script needs B; and which call ...?", "We also need ..."),
+   those before it are.
    A preamble that ends the scene heads the questions until another preamble heads one ("On
    the web box: how ...? On the database box: how ...?").
    A phrase that ends with a period before a question is a scene too ("My laptop battery
@@ -139,6 +140,11 @@ _LEADING_FILLER = re.compile(
 #: Markers of the filler that put the ask after the ones before ("then", "Finally:", "After
 #: that,"): the statements before it are an ask of their own, as with "then".
 _SEQUENCE_MARKS = re.compile(r"\b(?:then|finally|lastly|next|after|afterwards)\b", re.IGNORECASE)
+#: "We also need ...", "I'd also like ...": what the sentences before it said is an ask of its
+#: own, as before "then" (the scene goes on).
+_ALSO_WISH = re.compile(
+    r"(?:i|we)(?:'d|\s+would)?\s+also\s+(?:need|want|like|have)\b", re.IGNORECASE
+)
 _NEW_TOPIC = re.compile(
     r"^(?:also|plus|additionally|separately|btw|by\s+the\s+way|another\s+question|"
     r"one\s+more\s+thing|unrelated(?:ly)?)\b"
@@ -644,6 +650,7 @@ def _read(text: str) -> list[_Clause] | None:
         if filler:
             sequence = bool(_SEQUENCE_MARKS.search(filler.group()))
             lead = filler.end()
+        sequence = sequence or bool(_ALSO_WISH.match(sentence, lead))
         asks = sentence.rstrip().endswith("?")
         rest = sentence[lead:]
         sentence_toks = tokenize(rest)
@@ -926,6 +933,9 @@ def _resolve(clauses: list[_Clause], text: str, context: bool) -> list[_Clause]:
         ):
             things = _things(prev)
             resolved = resolve(clause.text, clause.toks, topic(prev.text, prev.toks), things)
+            if prev.keep and context and pronouns_only(clause.toks):
+                resolved = None  # the scene after an ask of its own names it ("We also need
+                # proof of when each archive existed: how do I timestamp it?")
             if resolved is None:
                 named = context and not clause.new_topic and pronouns_only(clause.toks)
                 if named:
@@ -1045,7 +1055,7 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         turn = next(
             (
                 k for k in range(len(scene) - 1, 0, -1)
-                if (scene[k].new_topic or scene[k].sequence) and scene[k].kind != PREAMBLE
+                if (scene[k].new_topic or scene[k].sequence)
                 and any(c.kind != PREAMBLE for c in scene[:k])
             ),
             None,
