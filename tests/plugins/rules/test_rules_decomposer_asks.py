@@ -143,6 +143,20 @@ SPLITS: list[tuple[str, list[str]]] = [
             "We also need proof of when each archive existed: how do I check the reply later?",
         ],
     ),
+    # a preamble before a story: the story is the scene ("last spring ..." is no search
+    # phrase); "So:" only leads to the question
+    (
+        "Long story: last spring an intern committed the staging key into our repository. It "
+        "now sits in many commits. So: with openssl, how do I check whether that key matches "
+        "the certificate? Then, how do I strip the file from every commit?",
+        [
+            "Long story: last spring an intern committed the staging key into our repository. "
+            "It now sits in many commits. With openssl, how do I check whether that key matches "
+            "the certificate?",
+            "Long story: last spring an intern committed the staging key into our repository. "
+            "It now sits in many commits. How do I strip the file from every commit?",
+        ],
+    ),
     # -- "then": two steps; a pronoun of the second is resolved by the first
     ("Build the project, then run the tests.", ["Build the project", "Run the tests"]),
     (

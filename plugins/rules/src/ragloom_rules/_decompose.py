@@ -7,45 +7,43 @@ How a message is read, in order:
 
 1. **Sentences and clauses.** The message is cut into sentences (after "?"; after "!" and "."
    when a new sentence starts, not after an item's number: "2. How do I ...", nor after an
-   initial: "J. Smith", but "from C. Then I ..."), a greeting
-   ("Hi,") and a closing "Thanks!" are dropped, and so is what only orders the asks ("First:",
-   "Second,", "Lastly:", "After that,", "2."; a later item's marker opens a new topic, as
-   "Also," does). A preamble before a colon ("For a release script: ...") is a clause of its
-   own, and so are the words before a sentence's numbered items ("We use WAL: (1) which files
-   ..., (2) what command ...") or before a list of needs ("Release checklist: a gzipped
-   tarball of ..., a checksum line ..., and a detached signature ..."), each item then read
-   as a stretch of its own (a need is a phrase to search for). Each sentence
-   is cut into clauses at ";"; at "and" / "but" / "plus" / "then" / ", also" / ", then" /
-   "and afterwards" when a new question starts after it, maybe after an introduction ("What
-   is X and how does Y work?", "..., and once I install it, what ..."); at "and" before a new
-   request ("... and explain how to test it"); at a comma before a question of a list of
-   questions ("which version ..., was it built threadsafe, and ..."; not before a relative
-   clause: "MD4 and RC4, which now fail to load", nor before an auxiliary and a verb: "and
-   must pass"); and at a dash after a situation ("I'm sick
-   of X - how do I ...?"). A clause is a question
-   (it starts with a question word or an auxiliary, maybe after an introduction, or ends the
-   sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ..."),
-   a phrase (words without a verb: a search), a statement, or a preamble.
+   initial: "J. Smith", but "from C. Then I ..."), a greeting ("Hi,") and a closing "Thanks!"
+   are dropped, and so is what only leads to the asks ("So: with openssl, how ...") or orders
+   them ("First:", "Second,", "Lastly:", "After that,", "2."; a later item's marker opens a new
+   topic, as "Also," does). A preamble before a colon ("For a release script: ...") is a clause
+   of its own, and so are the words before a sentence's numbered items ("We use WAL: (1) which
+   files ..., (2) what command ...") or before a list of needs ("Release checklist: a gzipped
+   tarball of ..., a checksum line ..., and a detached signature ..."), each item then read as a
+   stretch of its own (a need is a phrase to search for). Each sentence is cut into clauses at
+   ";"; at "and" / "but" / "plus" / "then" / ", also" / ", then" / "and afterwards" when a new
+   question starts after it, maybe after an introduction ("What is X and how does Y work?",
+   "..., and once I install it, what ..."); at "and" before a new request ("... and explain how
+   to test it"); at a comma before a question of a list of questions ("which version ..., was it
+   built threadsafe, and ..."; not before a relative clause: "MD4 and RC4, which now fail to
+   load", nor before an auxiliary and a verb: "and must pass"); and at a dash after a situation
+   ("I'm sick of X - how do I ...?"). A clause is a question (it starts with a question word or
+   an auxiliary, maybe after an introduction, or ends the sentence's "?"), a request ("Tell me
+   about ...", "Compare ..."), a command ("Set X ..."), a phrase (words without a verb: a
+   search), a statement, or a preamble.
 2. **What is asked and what is the scene.** Preambles and statements before the first ask set
    the scene: they are kept in front of each sub-query of the asks that follow ("I live in
-   Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...",
-   "separately") or follows with "then", in which case the statements are a sub-query of
-   their own (a preamble still sets the scene); when a statement of the scene opens the new
-   topic ("I need A; also the script needs B; and which call ...?", "We also need ..."),
-   those before it are.
-   A preamble that ends the scene heads the questions until another preamble heads one ("On
-   the web box: how ...? On the database box: how ...?").
-   A phrase that ends with a period before a question is a scene too ("My laptop battery
-   drains fast."). A statement between two asks sets the scene of the ask after it; a
-   statement after the last ask keeps the message
-   whole, unless it is a wish ("How do I A? After that I want to B": an ask of its own, when
-   it names what it wants rather than "I need to do it today"). When the message asks nothing
-   else, or only what points back at them ("How do I do each of these?"), its wishes are its
-   asks ("I want A. I also want B."; "I need A. I'd also like B. What should I use for
-   each?"), the question that only points back dropped. An introduction before a
-   comma ("Since 2020, ...", "For money calculations, ...") belongs to every question of its
-   sentence, "Show me" to every "how to ..." of it; a request before a colon ("Show me how
-   to pin a key: what form ..., how do I ...?") is the scene of the questions after it.
+   Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...", "separately")
+   or follows with "then", in which case the statements are a sub-query of their own (a preamble
+   still sets the scene); when a statement of the scene opens the new topic ("I need A; also the
+   script needs B; and which call ...?", "We also need ..."), those before it are. A preamble
+   that ends the scene heads the questions until another preamble heads one ("On the web box:
+   how ...? On the database box: how ...?"). A phrase that ends with a period before a question
+   is a scene too ("My laptop battery drains fast.", after a preamble too: "Long story: two
+   years ago a contractor ..."). A statement between two asks sets the scene of the ask after
+   it; a statement after the last ask keeps the message whole, unless it is a wish ("How do I A?
+   After that I want to B": an ask of its own, when it names what it wants rather than "I need
+   to do it today"). When the message asks nothing else, or only what points back at them ("How
+   do I do each of these?"), its wishes are its asks ("I want A. I also want B."; "I need A. I'd
+   also like B. What should I use for each?"), the question that only points back dropped. An
+   introduction before a comma ("Since 2020, ...", "For money calculations, ...") belongs to
+   every question of its sentence, "Show me" to every "how to ..." of it; a request before a
+   colon ("Show me how to pin a key: what form ..., how do I ...?") is the scene of the
+   questions after it.
 3. **References.** A later question that refers to an earlier one gets the reference
    replaced ("What is Docker and how does it work?" -> "How does Docker work?"; "its" ->
    "Docker's"; "one" -> "a race condition"; "which one" -> "which of A and B"); see
@@ -133,7 +131,7 @@ _ORDER_MARKERS = (
 )
 _LEADING_FILLER = re.compile(
     r"^(?:(?:(?:also|and|plus|then|so|but|additionally|separately|btw|by\s+the\s+way|oh|ok|okay)"
-    r"\b[\s,]*)|(?:" + _ORDER_MARKERS + r")\s*[:,]\s*"
+    r"\b(?:\s*:\s+|[\s,]*))|(?:" + _ORDER_MARKERS + r")\s*[:,]\s*"
     r"|\(?[1-9][.)]\s+)+",  # or an item's number ("2. ...")
     re.IGNORECASE,
 )
@@ -1017,7 +1015,10 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         # "My laptop battery drains fast. How do I ...?": words that end with a period before
         # a question set its scene (a verb the lexicon does not know is still a verb); so do
         # six words or more before a semicolon ("Perl scripts in cgi-bin come back as plain
-        # text; how do I ...?"), longer than a search phrase
+        # text; how do I ...?"), longer than a search phrase; a preamble before them too
+        # ("Long story: two years ago a contractor committed ...")
+        if clause.kind == PREAMBLE and k == 0:
+            continue
         if clause.kind != PHRASE:
             break
         mark = text[clause.end : clause.end + 1]
