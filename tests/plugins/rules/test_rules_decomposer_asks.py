@@ -485,6 +485,8 @@ WHOLE = [
     # short noun phrases after a preamble are one list; so are two without "and"
     "Ingredients for the cake: a cup of flour, a pinch of salt, and a glass of milk.",
     "For the trip: a map of the old town, a list of cheap places to eat near the station.",
+    # a second subordinate clause of the same word ("when ... and when ...") is no question
+    "How do I make the backup run when the laptop is idle and when the charger is plugged in?",
     # an initial before a name ends no sentence
     "Letters signed by J. Smith arrive late at the office. How do I track them?",
     "How do I create a user, add a group, and grant both access to the schema in one "

@@ -20,11 +20,11 @@ How a message is read, in order:
    "..., and once I install it, what ..."); at "and" before a new request ("... and explain how
    to test it"); at a comma before a question of a list of questions ("which version ..., was it
    built threadsafe, and ..."; not before a relative clause: "MD4 and RC4, which now fail to
-   load", nor before an auxiliary and a verb: "and must pass"); and at a dash after a situation
-   ("I'm sick of X - how do I ...?"). A clause is a question (it starts with a question word or
-   an auxiliary, maybe after an introduction, or ends the sentence's "?"), a request ("Tell me
-   about ...", "Compare ..."), a command ("Set X ..."), a phrase (words without a verb: a
-   search), a statement, or a preamble.
+   load", nor before an auxiliary and a verb: "and must pass", nor before a second "when ...");
+   and at a dash after a situation ("I'm sick of X - how do I ...?"). A clause is a question (it
+   starts with a question word or an auxiliary, maybe after an introduction, or ends the
+   sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ..."), a
+   phrase (words without a verb: a search), a statement, or a preamble.
 2. **What is asked and what is the scene.** Preambles and statements before the first ask set
    the scene: they are kept in front of each sub-query of the asks that follow ("I live in
    Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...", "separately")
@@ -410,6 +410,20 @@ def _asks_at(toks: list[Token], j: int) -> bool:
     return _starts_question(toks, end + 1 if toks[end][0] == "," else end)
 
 
+#: Words that open a subordinate clause as well as a question ("runs when files are staged").
+_SUBORDINATORS = frozenset(("when", "where", "whenever", "wherever", "while"))
+
+
+def _parallel_subordinate(toks: list[Token], first: int, i: int, j: int) -> bool:
+    """Whether the clause at ``j``, after the joiner at ``i``, is a second subordinate clause
+    like one in ``toks[first:i]`` ("... runs when files are staged and when they're checked
+    out"): the same word, then a subject and no auxiliary before it (no question)."""
+    low = toks[j][0] if j < len(toks) else ""
+    if low not in _SUBORDINATORS or j + 1 >= len(toks) or toks[j + 1][3] & (AUX | WH):
+        return False
+    return any(t[0] == low for t in toks[first:i])
+
+
 def _request_at(toks: list[Token], j: int) -> bool:
     """Whether a request starts at token ``j`` ("explain how to ...", "tell me whether")."""
     if j + 1 >= len(toks) or toks[j][0] not in _REQUEST_AFTER_AND:
@@ -500,6 +514,8 @@ def _clauses(toks: list[Token], length: int) -> list[tuple[int, int, frozenset[s
             if not _asks_at(toks, _past_adverbs(toks, nxt)) and not (
                 low in ("and", "&") and _request_at(toks, nxt)
             ):
+                continue
+            if _parallel_subordinate(toks, first, i, nxt):
                 continue
             end = toks[i - 1][1] if toks[i - 1][0] == "," else start
         elif (
