@@ -42,6 +42,31 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Show me how to rotate our signing key safely: how do I publish the new public key?",
         ],
     ),
+    # "which one" after "X vs Y" in its own clause stands for what it compares, not for the
+    # question before it
+    (
+        "How do I pack the repository into one file? Also, tar vs zip - which one keeps file "
+        "permissions?",
+        [
+            "How do I pack the repository into one file?",
+            "Tar keeps file permissions",
+            "Zip keeps file permissions",
+            "Tar vs zip - which one keeps file permissions?",
+        ],
+    ),
+    # a command after its place ("on the offline side, check ...") is an ask, not a scene
+    (
+        "Moving the data, step by step please: pack the repository into one file; on the "
+        "offline side, check that this file is complete before cloning from it; and protect "
+        "the file by encrypting it to their certificate.",
+        [
+            "Moving the data, step by step please: pack the repository into one file",
+            "Moving the data, step by step please: on the offline side, check that this file is "
+            "complete before cloning from it",
+            "Moving the data, step by step please: protect the file by encrypting it to their "
+            "certificate",
+        ],
+    ),
     # a list of needs after a preamble: each long noun phrase is searched for
     (
         "I need three things for the release: a gzipped tarball of the tagged tree, a checksum "

@@ -23,8 +23,9 @@ How a message is read, in order:
    load", nor before an auxiliary and a verb: "and must pass", nor before a second "when ...");
    and at a dash after a situation ("I'm sick of X - how do I ...?"). A clause is a question (it
    starts with a question word or an auxiliary, maybe after an introduction, or ends the
-   sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ..."), a
-   phrase (words without a verb: a search), a statement, or a preamble.
+   sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ...", "on
+   the offline side, check ..."), a phrase (words without a verb: a search), a statement, or a
+   preamble.
 2. **What is asked and what is the scene.** Preambles and statements before the first ask set
    the scene: they are kept in front of each sub-query of the asks that follow ("I live in
    Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...", "separately")
@@ -48,7 +49,8 @@ How a message is read, in order:
    replaced ("What is Docker and how does it work?" -> "How does Docker work?"; "its" ->
    "Docker's"; "one" -> "a race condition"; "which one" -> "which of A and B"); see
    :mod:`ragloom_rules._references`. A pronoun named by the question itself ("... while
-   others keep writing to it", "Then, once my VFS is registered, how do I look it up?") or
+   others keep writing to it", "Then, once my VFS is registered, how do I look it up?", "tar
+   vs zip - which one ...?") or
    by a scene that says something ("sshd refuses to start ... once it's running") is left
    as it is, and so is a "they" / "their" that the earlier question says too (the same
    people: "show how their proxy ..., and explain what happens in their client"). When
@@ -627,6 +629,10 @@ def _kind(text: str, toks: list[Token]) -> str:
         lead += 1
     if toks and _command_at(toks, lead):
         return COMMAND
+    if toks and toks[0][3] & PREP:  # "on the offline side, check that ...": after its place
+        comma = next((k for k in range(1, min(len(toks) - 1, 9)) if toks[k][0] == ","), None)
+        if comma is not None and _command_at(toks, comma + 1):
+            return COMMAND
     return STATEMENT if _has_predicate(toks) else PHRASE
 
 
@@ -869,13 +875,15 @@ def _local_antecedent(clause: _Clause) -> bool:
     if clause.prefix:
         return True
     toks = clause.toks
+    lows = [t[0] for t in toks]
+    if "one" in lows and ({"vs", "versus"} & set(lows[: lows.index("one")])):
+        return True  # "smime vs cms - which one should I use?": what it compares
     body = _body_start(toks)
     for _low, _, _, flags in toks[:body]:
         if flags & N or not flags & (B | D | P | V | AUX | PRON | T):
             return True
     # "before it migrates", "without importing them", "so I know to quote it": a pronoun in
     # a clause inside the question, after a noun of the question
-    lows = [t[0] for t in toks]
     if "one" in lows and not any(t[3] & REF for t in toks):
         one = lows.index("one")
         if {"a", "an"} & set(lows[: one - 2]):
