@@ -89,6 +89,16 @@ SPLITS: list[tuple[str, list[str]]] = [
             "We run our site on two boxes. For the test box, how do I turn off the firewall?",
         ],
     ),
+    # ... and so does what follows the first preamble ("sqlite: the largest value ...")
+    (
+        "sqlite: the largest value a column can hold by default, and can I raise that at "
+        "runtime? openssl: which command lists the suites of a cipher string?",
+        [
+            "sqlite: the largest value a column can hold by default, can I raise that at "
+            "runtime?",
+            "openssl: which command lists the suites of a cipher string?",
+        ],
+    ),
     # -- an introduction before a comma scopes over the questions of its sentence (the
     # issue's example)
     (

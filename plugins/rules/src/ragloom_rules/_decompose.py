@@ -31,19 +31,19 @@ How a message is read, in order:
    Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...", "separately")
    or follows with "then", in which case the statements are a sub-query of their own (a preamble
    still sets the scene); when a statement of the scene opens the new topic ("I need A; also the
-   script needs B; and which call ...?", "We also need ..."), those before it are. A preamble
-   that ends the scene heads the questions until another preamble heads one ("On the web box:
-   how ...? On the database box: how ...?"). A phrase that ends with a period before a question
-   is a scene too ("My laptop battery drains fast.", after a preamble too: "Long story: two
-   years ago a contractor ..."). A statement between two asks sets the scene of the ask after
-   it; a statement after the last ask keeps the message whole, unless it is a wish ("How do I A?
-   After that I want to B": an ask of its own, when it names what it wants rather than "I need
-   to do it today"). When the message asks nothing else, or only what points back at them ("How
-   do I do each of these?"), its wishes are its asks ("I want A. I also want B."; "I need A. I'd
-   also like B. What should I use for each?"), the question that only points back dropped. An
-   introduction before a comma ("Since 2020, ...", "For money calculations, ...") belongs to
-   every question of its sentence, "Show me" to every "how to ..." of it; a request before a
-   colon ("Show me how to pin a key: what form ..., how do I ...?") is the scene of the
+   script needs B; and which call ...?", "We also need ..."), those before it are. A preamble of
+   the scene heads the questions, with what follows it, until another preamble heads one ("On
+   the web box: how ...? On the database box: how ...?"). A phrase that ends with a period
+   before a question is a scene too ("My laptop battery drains fast.", after a preamble too:
+   "Long story: two years ago a contractor ..."). A statement between two asks sets the scene of
+   the ask after it; a statement after the last ask keeps the message whole, unless it is a wish
+   ("How do I A? After that I want to B": an ask of its own, when it names what it wants rather
+   than "I need to do it today"). When the message asks nothing else, or only what points back
+   at them ("How do I do each of these?"), its wishes are its asks ("I want A. I also want B.";
+   "I need A. I'd also like B. What should I use for each?"), the question that only points back
+   dropped. An introduction before a comma ("Since 2020, ...", "For money calculations, ...")
+   belongs to every question of its sentence, "Show me" to every "how to ..." of it; a request
+   before a colon ("Show me how to pin a key: what form ..., how do I ...?") is the scene of the
    questions after it.
 3. **References.** A later question that refers to an earlier one gets the reference
    replaced ("What is Docker and how does it work?" -> "How does Docker work?"; "its" ->
@@ -1117,11 +1117,10 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
                 names = False
         else:
             context = lead.rstrip() + " "
-            # the preambles that end the scene ("... the same server. On the C side: how ...")
-            # head the questions until another preamble does ("On the server: what ...")
-            j = len(scene)
-            while j > 0 and scene[j - 1].kind == PREAMBLE:
-                j -= 1
+            # a preamble of the scene ("... the same server. On the C side: how ...", "sqlite:
+            # largest value ..., and can I ...?") heads the questions, and what follows it
+            # too, until another preamble does ("On the server: what ...", "openssl: ...")
+            j = next((k for k, c in enumerate(scene) if c.kind == PREAMBLE), len(scene))
             if j < len(scene):
                 gap = _SCENE_END.match(text, scene[j - 1].end) if j else None
                 unheaded = (
