@@ -522,6 +522,9 @@ WHOLE = [
     "For the trip: a map of the old town, a list of cheap places to eat near the station.",
     # a second subordinate clause of the same word ("when ... and when ...") is no question
     "How do I make the backup run when the laptop is idle and when the charger is plugged in?",
+    # "and never ..." / "and always ..." joins a second predicate, not a second item
+    "Can the daemon read its config at startup and never open the file again?",
+    "Can the cache be handed one buffer at startup and never touch the system allocator?",
     # an initial before a name ends no sentence
     "Letters signed by J. Smith arrive late at the office. How do I track them?",
     "How do I create a user, add a group, and grant both access to the schema in one "

@@ -25,7 +25,8 @@ asked: its items stand in a relation ("disagree", "together", "each other", "bet
 Y", "the sum of A and B", "on the same order"), an item refers back to another ("read a file
 and write it"), it sits in a relative clause ("a job that runs every Monday and Friday"), it
 is the subject of a statement ("My invoice and my app keeps crashing"), or the "and" joins
-two clauses ("... and need help", "one at 12 pm and the next at 1 pm"). It is also left
+two clauses ("... and need help", "one at 12 pm and the next at 1 pm", "... at startup and
+never touch malloc"). It is also left
 alone when the words cannot settle its structure: a lone word facing several ("solar and
 wind power": is "power" shared?), an adjective that may describe both items ("handcrafted
 pasta & pizza"), a verb phrase that may be an object ("change my password and enable
@@ -42,7 +43,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from . import _lexicon as lx
-from ._asks import one_action
+from ._asks import one_action, verb_at
 from ._tokens import (
     AUX,
     CONJ,
@@ -206,6 +207,10 @@ class _NoSplit(Exception):
     pass
 
 
+#: Adverbs before the verb of a second predicate ("... and never touch ...").
+_PREDICATE_ADVERBS = frozenset(("never", "always", "not", "still", "only", "just", "also"))
+
+
 def coordination_items(
     toks: list[Token], c: int, *, strict: bool
 ) -> list[Span] | None:
@@ -251,6 +256,12 @@ def coordination_items(
     if anchor >= 0 and toks[anchor][3] & CONJ:
         return None  # "between A and B and C": the span is another list's item
     r_verb = bool(toks[r_start][3] & V) and not toks[r_start][3] & (N | D)
+    if (
+        toks[r_start][0] in _PREDICATE_ADVERBS
+        and r_start + 1 < n
+        and (toks[r_start + 1][3] & V or verb_at(toks, r_start + 1))
+    ):
+        return None  # "handed a buffer at startup and never touch malloc": a second predicate
     if anchor >= 0 and toks[anchor][0] in ("between", "among", "amongst"):
         return None  # "between the start and end": the pair is one thing
     if (
