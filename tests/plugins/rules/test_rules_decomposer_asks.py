@@ -67,6 +67,17 @@ SPLITS: list[tuple[str, list[str]]] = [
             "certificate",
         ],
     ),
+    # "..., which now fail to load" is a relative clause, not the question after an
+    # introduction; "the code also needs" says something: the scene of the next question
+    (
+        "We are porting to version 3: which function replaces the old hash calls? Some old "
+        "code also needs MD4 and RC4, which now fail to load; which provider do those live in?",
+        [
+            "We are porting to version 3: which function replaces the old hash calls?",
+            "We are porting to version 3: Some old code also needs MD4 and RC4, which now fail "
+            "to load; which provider do those live in?",
+        ],
+    ),
     # a list of needs after a preamble: each long noun phrase is searched for
     (
         "I need three things for the release: a gzipped tarball of the tagged tree, a checksum "

@@ -34,7 +34,7 @@ from . import _lexicon as lx
 from ._references import _object, resolve
 from ._tokens import AUX, NUM, PAIR, PREP, PRON, REF, WH, B, D, N, P, Token, V, tokenize
 
-__all__ = ["ask_list", "frame_end", "one_action", "verb_at"]
+__all__ = ["ask_list", "frame_end", "one_action", "relative_at", "verb_at"]
 
 #: Words between a separator and the verb of the next action ("and then see", "and later
 #: pull"); the connectives are dropped, an adverb of the action ("quietly check") is kept.
@@ -85,14 +85,32 @@ def verb_at(toks: list[Token], j: int) -> bool:
     return bool(toks[j + 1][3] & (D | PRON | PREP | NUM | PAIR))
 
 
+#: Adverbs after "which" / "who" that open a relative clause ("which now fail to load").
+_RELATIVE_ADVERBS = lx.words("now still also often usually always never already sometimes")
+
+
+def relative_at(toks: list[Token], j: int) -> bool:
+    """Whether "which" / "who" at ``j``, after a comma, opens a relative clause about what
+    was just named ("MD4 and RC4, which now fail to load"; "the maintainer, who rarely
+    answers"): a verb or an adverb follows, not the noun or the auxiliary of a question
+    ("..., which provider do I need?", "..., which is faster?")."""
+    if toks[j][0] not in ("which", "who") or j + 1 >= len(toks):
+        return False
+    low, _, _, flags = toks[j + 1]
+    if flags & AUX or (j + 2 < len(toks) and toks[j + 2][3] & AUX):
+        return False  # "which is faster?", "which call should produce ...?": a question
+    return bool(flags & V) or low in _RELATIVE_ADVERBS or (low.endswith("ly") and len(low) > 4)
+
+
 def comma_intro_end(toks: list[Token]) -> int:
     """Index after a phrase of at most 13 words that ends at a comma before a question ("On
-    the receiving side, how do I ..."); 0 when a clause ends first or there is none."""
+    the receiving side, how do I ..."), not before a relative clause ("... MD4 and RC4, which
+    now fail to load"); 0 when a clause ends first or there is none."""
     for k in range(1, min(len(toks) - 1, 14)):
         low = toks[k][0]
         if low in (";", ".", "?", "!", ":"):
             return 0
-        if low == "," and toks[k + 1][3] & (WH | AUX):
+        if low == "," and toks[k + 1][3] & (WH | AUX) and not relative_at(toks, k + 1):
             return k + 1
     return 0
 

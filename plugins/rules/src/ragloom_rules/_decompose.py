@@ -90,7 +90,7 @@ from dataclasses import dataclass, field
 from ragloom.signals import complexity
 
 from . import _lexicon as lx
-from ._asks import ask_list, comma_intro_end, introduction_end, verb_at
+from ._asks import ask_list, comma_intro_end, introduction_end, relative_at, verb_at
 from ._comparison import comparison, each_item, juxtaposed
 from ._coordination import coordination_items, one_ask, relation_word
 from ._references import (
@@ -185,8 +185,6 @@ _PRONOUN_OBJECT = re.compile(
 _LEADING_ADVERBS = lx.words("first firstly next finally then now")
 #: Words that, before "of", open a statement about some of a group, not a command.
 _QUANTIFIERS = lx.words("one some none all most many few several each both either neither half")
-#: Adverbs that may open a relative clause after its "which" ("which now fail to load").
-_RELATIVE_ADVERBS = lx.words("now still also often usually always never already sometimes")
 _CLAUSE_JOINERS = frozenset(("and", "&", "but", "plus", "then"))
 #: Words skipped after a joiner before the next clause ("and then how", ", and afterwards how").
 _CONNECTIVES = frozenset(
@@ -368,19 +366,6 @@ def _starts_question(toks: list[Token], j: int) -> bool:
     return False
 
 
-def _relative_at(toks: list[Token], j: int) -> bool:
-    """Whether "which" / "who" at ``j``, after a comma, opens a relative clause about what
-    was just named ("MD4 and RC4, which now fail to load"; "the maintainer, who rarely
-    answers"): a verb or an adverb follows, not the noun or the auxiliary of a question
-    ("..., which provider do I need?", "..., which is faster?")."""
-    if toks[j][0] not in ("which", "who") or j + 1 >= len(toks):
-        return False
-    low, _, _, flags = toks[j + 1]
-    if flags & AUX:
-        return False
-    return bool(flags & V) or low in _RELATIVE_ADVERBS or (low.endswith("ly") and len(low) > 4)
-
-
 def _words_until_semicolon(toks: list[Token], j: int) -> int:
     count = 0
     for low, _, _, flags in toks[j:]:
@@ -525,7 +510,7 @@ def _clauses(toks: list[Token], length: int) -> list[tuple[int, int, frozenset[s
             and i + 1 < n
             and (toks[i + 1][3] & WH or (toks[i + 1][3] & AUX and _starts_question(toks, i + 1)))
             and (i + 2 >= n or toks[i + 1][0] not in _INTRO_WH or toks[i + 2][3] & AUX)
-            and not _relative_at(toks, i + 1)
+            and not relative_at(toks, i + 1)
             and _asker(toks, first, i)
         ):
             # "what X contains, why Y ..., and how Z"; "which version ..., was it built ..."
@@ -563,6 +548,10 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+#: Adverbs between a subject and its verb ("the old code also needs ...").
+_VERB_ADVERBS = lx.words("also still now often usually always never already sometimes just")
+
+
 def _has_predicate(toks: list[Token]) -> bool:
     """Whether a clause that is no question says something (a statement) rather than naming
     what to search for ("Samsung Galaxy S24 price and release date")."""
@@ -570,7 +559,10 @@ def _has_predicate(toks: list[Token]) -> bool:
         if flags & (AUX | PRON) or low.endswith("n't"):
             return True
         finite = low.endswith(("s", "ed")) or low in lx.IRREGULAR_PAST
-        if flags & V and finite and j > 0 and not toks[j - 1][3] & (D | B):
+        k = j - 1  # the word before the verb, past an adverb ("the code also needs")
+        while k > 0 and toks[k][0] in _VERB_ADVERBS:
+            k -= 1
+        if flags & V and finite and k >= 0 and not toks[k][3] & (D | B):
             return True
     return False
 
