@@ -144,6 +144,31 @@ SPLITS: list[tuple[str, list[str]]] = [
             "My build server runs out of disk. How do I prune the build cache?",
         ],
     ),
+    # a sentence without a recognised verb between the scene and the questions is scene too;
+    # a story of three sentences or more goes whole with the first ask only (no word is
+    # lost), and each later ask keeps its last sentence
+    (
+        "The old box is still running. Customers now see certificate warnings. How do I check "
+        "which certificate the site sends, and how do I reload the server without downtime?",
+        [
+            "The old box is still running. Customers now see certificate warnings. How do I "
+            "check which certificate the site sends?",
+            "The old box is still running. Customers now see certificate warnings. How do I "
+            "reload the server without downtime?",
+        ],
+    ),
+    (
+        "Last week we moved the shop to a new server. The old box is still running. Customers "
+        "now see certificate warnings. How do I check which certificate the site sends, and "
+        "how do I reload the server without downtime?",
+        [
+            "Last week we moved the shop to a new server. The old box is still running. "
+            "Customers now see certificate warnings. How do I check which certificate the site "
+            "sends?",
+            "Customers now see certificate warnings. How do I reload the server without "
+            "downtime?",
+        ],
+    ),
     # -- "also" after a situation: the situation is an ask of its own (the example)
     (
         "My repo is huge and clones are slow; also how do I find large files?",

@@ -28,7 +28,8 @@ How a message is read, in order:
    preamble.
 2. **What is asked and what is the scene.** Preambles and statements before the first ask set
    the scene: they are kept in front of each sub-query of the asks that follow ("I live in
-   Canada. Can I pay with PayPal?"), unless an ask opens a new topic ("Also, ...", "separately")
+   Canada. Can I pay with PayPal?"; of a story of three sentences or more, the asks after the
+   first keep its last sentence), unless an ask opens a new topic ("Also, ...", "separately")
    or follows with "then", in which case the statements are a sub-query of their own (a preamble
    still sets the scene); when a statement of the scene opens the new topic ("I need A; also the
    script needs B; and which call ...?", "We also need ..."), those before it are. A preamble of
@@ -1033,8 +1034,8 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         # six words or more before a semicolon ("Perl scripts in cgi-bin come back as plain
         # text; how do I ...?"), longer than a search phrase; a preamble before them too
         # ("Long story: two years ago a contractor committed ...")
-        if clause.kind == PREAMBLE and k == 0:
-            continue
+        if (clause.kind == PREAMBLE and k == 0) or (clause.kind == STATEMENT and not clause.ask):
+            continue  # "The old box still runs. Customers now see warnings. How do I ...?"
         if clause.kind != PHRASE:
             break
         mark = text[clause.end : clause.end + 1]
@@ -1121,6 +1122,7 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
     asked = _resolve(asked, text, bool(context) and names)
     groups: list[list[str]] = []
     coarse: list[str] = []
+    told_at: int | None = None  # the ask that carries the whole scene
     for k, clause in enumerate(asked):
         if context and k > 0 and clause.new_topic:
             context = ""
@@ -1129,7 +1131,10 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         prefix = clause.prefix
         if prefix and capitalize and not context:
             prefix = prefix[:1].upper() + prefix[1:]  # "Also extension loading ..."
-        scene_text = ("" if clause is before else context) + prefix
+        if told_at is None and clause is not before and context:
+            told_at = k  # the first ask after the scene keeps all of it: no word is lost
+        scene = context if k == told_at else _nearest(context)
+        scene_text = ("" if clause is before else scene) + prefix
         cap = capitalize
         if scene_text:  # a sub-query goes on after the scene: a new sentence or not
             cap = scene_text.rstrip()[-1:] in (".", "?", "!")
@@ -1141,6 +1146,23 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
     if len(subs) == 1 and len(coarse) > 1:
         return subs  # "What is Docker? What is Docker?"
     return _capped(whole, subs, _unique(coarse), max_sub_queries)
+
+
+#: A scene of this many sentences or more is a story: the asks after the first keep its last
+#: sentence only (chosen on the development halves, where two questions have such a story).
+_LONG_SCENE = 3
+
+
+def _nearest(context: str) -> str:
+    """The scene carried into a sub-query after the first: the whole of it, or the last
+    sentence of a story of :data:`_LONG_SCENE` sentences or more (the one right before the
+    questions), whose other words would otherwise outweigh each ask's own in its search
+    ("Long story: two years ago ... It now sits in ... Management wants it gone, but first
+    ... How do I ...?"). The first sub-query keeps the whole story: no word is lost."""
+    spans = _sentences(context.strip()) if context else []
+    if len(spans) < _LONG_SCENE:
+        return context
+    return context.strip()[spans[-1][0] :].strip() + " "
 
 
 def _aside_comparison(toks: list[Token]) -> bool:
