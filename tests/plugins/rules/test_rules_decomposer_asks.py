@@ -78,6 +78,17 @@ SPLITS: list[tuple[str, list[str]]] = [
             "to load; which provider do those live in?",
         ],
     ),
+    # "X vs Y, what's the difference?" is one comparison, not a comparison and a question
+    # of its own (that would search "What's the difference?" alone)
+    (
+        "How do I back up the database? Also: rsync vs tar for the copy, what's the difference?",
+        [
+            "How do I back up the database?",
+            "Rsync for the copy, what's the difference",
+            "Tar for the copy, what's the difference",
+            "Rsync vs tar for the copy, what's the difference?",
+        ],
+    ),
     # a list of needs after a preamble: each long noun phrase is searched for
     (
         "I need three things for the release: a gzipped tarball of the tagged tree, a checksum "

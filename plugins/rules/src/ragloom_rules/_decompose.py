@@ -20,12 +20,12 @@ How a message is read, in order:
    "..., and once I install it, what ..."); at "and" before a new request ("... and explain how
    to test it"); at a comma before a question of a list of questions ("which version ..., was it
    built threadsafe, and ..."; not before a relative clause: "MD4 and RC4, which now fail to
-   load", nor before an auxiliary and a verb: "and must pass", nor before a second "when ...");
-   and at a dash after a situation ("I'm sick of X - how do I ...?"). A clause is a question (it
-   starts with a question word or an auxiliary, maybe after an introduction, or ends the
-   sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ...", "on
-   the offline side, check ..."), a phrase (words without a verb: a search), a statement, or a
-   preamble.
+   load", nor before an auxiliary and a verb: "and must pass", nor before a second "when ...",
+   nor before the question of a comparison: "X vs Y, what's the difference?"); and at a dash
+   after a situation ("I'm sick of X - how do I ...?"). A clause is a question (it starts with a
+   question word or an auxiliary, maybe after an introduction, or ends the sentence's "?"), a
+   request ("Tell me about ...", "Compare ..."), a command ("Set X ...", "on the offline side,
+   check ..."), a phrase (words without a verb: a search), a statement, or a preamble.
 2. **What is asked and what is the scene.** Preambles and statements before the first ask set
    the scene: they are kept in front of each sub-query of the asks that follow ("I live in
    Canada. Can I pay with PayPal?"; of a story of three sentences or more, the asks after the
@@ -367,6 +367,19 @@ def _starts_question(toks: list[Token], j: int) -> bool:
     return False
 
 
+#: What a question asks of a comparison ("X vs Y, what's the difference?").
+_COMPARING = frozenset(("difference", "differences", "better", "faster", "prefer", "pick"))
+
+
+def _compared_before(toks: list[Token], first: int, i: int) -> bool:
+    """Whether the clause before the comma at ``i`` sets things side by side ("implicit vs
+    explicit fetching") and the question after it asks how they compare ("what's the
+    difference?"): one ask."""
+    if not any(t[0] in ("vs", "versus") for t in toks[first:i]):
+        return False
+    return any(t[0] in _COMPARING for t in toks[i + 1 : i + 7])
+
+
 def _words_until_semicolon(toks: list[Token], j: int) -> int:
     count = 0
     for low, _, _, flags in toks[j:]:
@@ -513,6 +526,7 @@ def _clauses(toks: list[Token], length: int) -> list[tuple[int, int, frozenset[s
             and (i + 2 >= n or toks[i + 1][0] not in _INTRO_WH or toks[i + 2][3] & AUX)
             and not relative_at(toks, i + 1)
             and _asker(toks, first, i)
+            and not _compared_before(toks, first, i)
         ):
             # "what X contains, why Y ..., and how Z"; "which version ..., was it built ..."
             end, nxt = start, i + 1
