@@ -180,6 +180,16 @@ SPLITS: list[tuple[str, list[str]]] = [
             "downtime?",
         ],
     ),
+    # a situation before a dash is the scene of the questions of its own sentence only
+    (
+        "I'm tired of typing the passphrase on every pull — how do I cache it, and how do I "
+        "clear the cache later? Then, on the build box, how do I run the tests every night?",
+        [
+            "I'm tired of typing the passphrase on every pull — how do I cache it?",
+            "I'm tired of typing the passphrase on every pull — how do I clear the cache later?",
+            "On the build box, how do I run the tests every night?",
+        ],
+    ),
     # -- "also" after a situation: the situation is an ask of its own (the example)
     (
         "My repo is huge and clones are slow; also how do I find large files?",

@@ -29,22 +29,24 @@ How a message is read, in order:
 2. **What is asked and what is the scene.** Preambles and statements before the first ask set
    the scene: they are kept in front of each sub-query of the asks that follow ("I live in
    Canada. Can I pay with PayPal?"; of a story of three sentences or more, the asks after the
-   first keep its last sentence), unless an ask opens a new topic ("Also, ...", "separately")
-   or follows with "then", in which case the statements are a sub-query of their own (a preamble
+   first keep its last sentence), unless an ask opens a new topic ("Also, ...", "separately") or
+   follows with "then", in which case the statements are a sub-query of their own (a preamble
    still sets the scene); when a statement of the scene opens the new topic ("I need A; also the
    script needs B; and which call ...?", "We also need ..."), those before it are. A preamble of
    the scene heads the questions, with what follows it, until another preamble heads one ("On
    the web box: how ...? On the database box: how ...?"). A phrase that ends with a period
    before a question is a scene too ("My laptop battery drains fast.", after a preamble too:
-   "Long story: two years ago a contractor ..."). A statement between two asks sets the scene of
-   the ask after it; a statement after the last ask keeps the message whole, unless it is a wish
-   ("How do I A? After that I want to B": an ask of its own, when it names what it wants rather
-   than "I need to do it today"). When the message asks nothing else, or only what points back
-   at them ("How do I do each of these?"), its wishes are its asks ("I want A. I also want B.";
-   "I need A. I'd also like B. What should I use for each?"), the question that only points back
-   dropped. An introduction before a comma ("Since 2020, ...", "For money calculations, ...")
-   belongs to every question of its sentence, "Show me" to every "how to ..." of it; a request
-   before a colon ("Show me how to pin a key: what form ..., how do I ...?") is the scene of the
+   "Long story: two years ago a contractor ..."). A situation before a dash ("I'm tired of
+   typing the passphrase - how do I cache it?") is the scene of the questions of its own
+   sentence only. A statement between two asks sets the scene of the ask after it; a statement
+   after the last ask keeps the message whole, unless it is a wish ("How do I A? After that I
+   want to B": an ask of its own, when it names what it wants rather than "I need to do it
+   today"). When the message asks nothing else, or only what points back at them ("How do I do
+   each of these?"), its wishes are its asks ("I want A. I also want B."; "I need A. I'd also
+   like B. What should I use for each?"), the question that only points back dropped. An
+   introduction before a comma ("Since 2020, ...", "For money calculations, ...") belongs to
+   every question of its sentence, "Show me" to every "how to ..." of it; a request before a
+   colon ("Show me how to pin a key: what form ..., how do I ...?") is the scene of the
    questions after it.
 3. **References.** A later question that refers to an earlier one gets the reference
    replaced ("What is Docker and how does it work?" -> "How does Docker work?"; "its" ->
@@ -1077,6 +1079,8 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
         return [whole]  # a statement after the last question: the message is one story
     context = ""
     unheaded: str | None = None  # the context once another preamble heads the questions
+    dashed: str | None = None  # the context after the sentence of a situation before a dash
+    ends: int | None = None  # where that sentence ends
     before: _Clause | None = None  # an ask of its own before the scene of the questions
     names = False  # whether the scene says something (may name what a pronoun stands for)
     if first:
@@ -1133,15 +1137,31 @@ def decompose(query: str, max_sub_queries: int = 5, include_comparison: bool = T
                 unheaded = (
                     text[scene[0].start : scene[j - 1].end] + (gap.group() if gap else "")
                 ).rstrip() + " " if j else ""
+            # a situation before a dash ("After an INSERT I need the id back - is there
+            # ...? Then, how do I force-push ...?") is the scene of its own sentence only
+            last = scene[-1]
+            if (
+                unheaded is None and last.kind == STATEMENT
+                and text[last.end :].lstrip()[:1] in ("\u2014", "\u2013", "-")
+            ):
+                ends = next((e for b, e in _sentences(text) if b <= last.start < e), None)
+                if len(scene) > 1:
+                    gap = _SCENE_END.match(text, scene[-2].end)
+                    dashed = (text[scene[0].start : scene[-2].end] + (gap.group() if gap else ""))
+                    dashed = dashed.rstrip() + " "
+                else:
+                    dashed = ""
     asked = _resolve(asked, text, bool(context) and names)
     groups: list[list[str]] = []
     coarse: list[str] = []
     told_at: int | None = None  # the ask that carries the whole scene
     for k, clause in enumerate(asked):
         if context and k > 0 and clause.new_topic:
-            context = ""
+            context, unheaded, dashed = "", None, None
         if unheaded is not None and clause.headed:
             context, unheaded = unheaded, None
+        if dashed is not None and ends is not None and clause.start >= ends:
+            context, dashed = dashed, None
         prefix = clause.prefix
         if prefix and capitalize and not context:
             prefix = prefix[:1].upper() + prefix[1:]  # "Also extension loading ..."
