@@ -89,6 +89,31 @@ SPLITS: list[tuple[str, list[str]]] = [
             "Rsync vs tar for the copy, what's the difference?",
         ],
     ),
+    # "each one" after a plural noun of its own question stands for it, not for the question
+    # before
+    (
+        "How do I persist my firewall rules after a reboot? What's the quickest way to list "
+        "listening sockets together with the process that owns each one?",
+        [
+            "How do I persist my firewall rules after a reboot?",
+            "What's the quickest way to list listening sockets together with the process that "
+            "owns each one?",
+        ],
+    ),
+    # ", so what's ...?" after a statement: the statement is the situation of its question,
+    # which is an ask of its own before the next one
+    (
+        "How do I load the schema into the new directory server? The clients must trust our "
+        "own CA, so what's the proper way to add it to the system store; lastly, an old tool "
+        "expects a folder full of hash-named links, how do I rebuild those?",
+        [
+            "How do I load the schema into the new directory server?",
+            "The clients must trust our own CA, so what's the proper way to add it to the system "
+            "store?",
+            "Lastly, an old tool expects a folder full of hash-named links, how do I rebuild "
+            "those?",
+        ],
+    ),
     # a list of needs after a preamble: each long noun phrase is searched for
     (
         "I need three things for the release: a gzipped tarball of the tagged tree, a checksum "

@@ -22,11 +22,12 @@ How a message is read, in order:
    of a list of questions ("which version ..., was it built threadsafe, and ..."; not before a
    relative clause: "MD4 and RC4, which now fail to load", nor before an auxiliary and a verb:
    "and must pass", nor before a second "when ...", nor before the question of a comparison: "X
-   vs Y, what's the difference?"); and at a dash after a situation ("I'm sick of X - how do I
-   ...?"). A clause is a question (it starts with a question word or an auxiliary, maybe after
-   an introduction, or ends the sentence's "?"), a request ("Tell me about ...", "Compare ..."),
-   a command ("Set X ...", "on the offline side, check ..."), a phrase (words without a verb: a
-   search), a statement, or a preamble.
+   vs Y, what's the difference?"); and at a dash or ", so" after a situation ("I'm sick of X -
+   how do I ...?", "the clients must trust our CA, so what's ...?"). A clause is a question (it
+   starts with a question word or an auxiliary, maybe after an introduction, or ends the
+   sentence's "?"), a request ("Tell me about ...", "Compare ..."), a command ("Set X ...", "on
+   the offline side, check ..."), a phrase (words without a verb: a search), a statement, or a
+   preamble.
 2. **What is asked and what is the scene.** Preambles and statements before the first ask set
    the scene: they are kept in front of each sub-query of the asks that follow ("I live in
    Canada. Can I pay with PayPal?"; of a story of three sentences or more, the asks after the
@@ -49,16 +50,16 @@ How a message is read, in order:
    every question of its sentence, "Show me" to every "how to ..." of it; a request before a
    colon ("Show me how to pin a key: what form ..., how do I ...?") is the scene of the
    questions after it.
-3. **References.** A later question that refers to an earlier one gets the reference
-   replaced ("What is Docker and how does it work?" -> "How does Docker work?"; "its" ->
-   "Docker's"; "one" -> "a race condition"; "which one" -> "which of A and B"); see
-   :mod:`ragloom_rules._references`. A pronoun named by the question itself ("... while
-   others keep writing to it", "Then, once my VFS is registered, how do I look it up?", "tar
-   vs zip - which one ...?") or
-   by a scene that says something ("sshd refuses to start ... once it's running") is left
-   as it is, and so is a "they" / "their" that the earlier question says too (the same
-   people: "show how their proxy ..., and explain what happens in their client"). When
-   what a reference stands for cannot be told, the two questions stay together.
+3. **References.** A later question that refers to an earlier one gets the reference replaced
+   ("What is Docker and how does it work?" -> "How does Docker work?"; "its" -> "Docker's";
+   "one" -> "a race condition"; "which one" -> "which of A and B"); see
+   :mod:`ragloom_rules._references`. A pronoun named by the question itself ("... while others
+   keep writing to it", "Then, once my VFS is registered, how do I look it up?", "the sockets
+   with the process that owns each one", "tar vs zip - which one ...?") or by a scene that says
+   something ("sshd refuses to start ... once it's running") is left as it is, and so is a
+   "they" / "their" that the earlier question says too (the same people: "show how their proxy
+   ..., and explain what happens in their client"). When what a reference stands for cannot be
+   told, the two questions stay together.
 4. **Within each ask**: "X vs Y: when would I use each ...?" gives the question asked of each
    item; things set side by side ("X vs Y", "X or Y: which ...") give one search phrase per
    item and then the comparison; a comparison named by a word ("the difference between X
@@ -267,6 +268,8 @@ def _local_antecedent(clause: Clause) -> bool:
     lows = [t[0] for t in toks]
     if "one" in lows and ({"vs", "versus"} & set(lows[: lows.index("one")])):
         return True  # "smime vs cms - which one should I use?": what it compares
+    if _plural_before(toks):
+        return True  # "list the sockets with the process that owns each one"
     body = body_start(toks)
     for _low, _, _, flags in toks[:body]:
         if flags & N or not flags & (B | D | P | V | AUX | PRON | T):
@@ -303,6 +306,29 @@ def _local_antecedent(clause: Clause) -> bool:
         ):
             noun = True
             plural = plural or (low.endswith("s") and not low.endswith("ss"))
+    return False
+
+
+#: References that stand for several things named before them in the same clause.
+_EACH_OF = frozenset(("each", "every"))
+_THOSE = frozenset(("those", "these"))
+
+
+def _plural_before(toks: list[Token]) -> bool:
+    """Whether "each one" / "every one", or "those" / "these" standing alone (before "with",
+    "?", ...), follows a plural noun of its own clause ("list listening sockets together
+    with the process that owns each one", "a CA directory full of hash-named links, how do
+    I rebuild those?"): they stand for it, not for an earlier question."""
+    lows = [t[0] for t in toks]
+    for j, low in enumerate(lows):
+        alone = low in _THOSE and (j + 1 == len(lows) or lows[j + 1] in ("with", "?", ",", "."))
+        each = low == "one" and j > 0 and lows[j - 1] in _EACH_OF
+        if (alone or each) and any(
+            w.endswith("s") and not w.endswith(("ss", "us", "is")) and w.isalpha()
+            and not flags & (B | D | P | V | AUX | PRON | WH)
+            for w, _, _, flags in toks[: j - each]
+        ):
+            return True
     return False
 
 

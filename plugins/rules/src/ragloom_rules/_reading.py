@@ -420,6 +420,13 @@ def _clauses(toks: list[Token], length: int) -> list[tuple[int, int, frozenset[s
             end, nxt = start, i + 1
         elif low in _DASHES and _asks_at(toks, i + 1) and _situation(toks, first, i):
             end, nxt, situation = start, i + 1, True
+        elif (
+            low == "," and i + 2 < n and toks[i + 1][0] == "so" and _starts_question(toks, i + 2)
+            and _situation(toks, first, i)
+        ):
+            # "the clients must trust our CA, so what's the proper way to add it?": a
+            # situation, then its question
+            end, nxt, situation = start, i + 2, True
         else:
             continue
         if nxt >= n or _words_until_semicolon(toks, nxt) < 3:
