@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 
 from . import _lexicon as lx
-from ._references import _object, resolve
+from ._references import THEY, _object, resolve
 from ._tokens import AUX, NUM, PAIR, PREP, PRON, REF, WH, B, D, N, P, Token, V, tokenize
 
 __all__ = ["ask_list", "frame_end", "one_action", "relative_at", "verb_at"]
@@ -85,10 +85,6 @@ def verb_at(toks: list[Token], j: int) -> bool:
     return bool(toks[j + 1][3] & (D | PRON | PREP | NUM | PAIR))
 
 
-#: Adverbs after "which" / "who" that open a relative clause ("which now fail to load").
-_RELATIVE_ADVERBS = lx.words("now still also often usually always never already sometimes")
-
-
 def relative_at(toks: list[Token], j: int) -> bool:
     """Whether "which" / "who" at ``j``, after a comma, opens a relative clause about what
     was just named ("MD4 and RC4, which now fail to load"; "the maintainer, who rarely
@@ -99,7 +95,7 @@ def relative_at(toks: list[Token], j: int) -> bool:
     low, _, _, flags = toks[j + 1]
     if flags & AUX or (j + 2 < len(toks) and toks[j + 2][3] & AUX):
         return False  # "which is faster?", "which call should produce ...?": a question
-    return bool(flags & V) or low in _RELATIVE_ADVERBS or (low.endswith("ly") and len(low) > 4)
+    return bool(flags & V) or low in lx.VERB_ADVERBS or (low.endswith("ly") and len(low) > 4)
 
 
 def comma_intro_end(toks: list[Token]) -> int:
@@ -196,7 +192,7 @@ def _unresolved_reference(
             return True  # "drop the unused ones": ones of what the first action names
         if not toks[j][3] & REF or low in ("he", "him", "his", "she", "her") or low in known:
             continue
-        plural = low in ("they", "them", "their")
+        plural = low in THEY
         named = False
         for k in range(a + 1, j):  # the action's verb names nothing
             word, _, _, flags = toks[k]
@@ -347,9 +343,8 @@ def ask_list(text: str, toks: list[Token], command: bool) -> list[str] | None:
             action = text[toks[c + 1][1] : toks[b - 1][2]]
             out.append(f"{action}, {text[toks[a][1] : toks[c - 1][2]]}")
     items = [(intros[a] + 1 if a in intros else a, b) for a, b in items]  # the actions
-    they = frozenset(("they", "them", "their"))
     # "their" in the first action (people, mostly) is no object of it: neither is it later
-    first = they if any(t[0] in they for t in toks[items[0][0] : items[0][1]]) else frozenset()
+    first = THEY if any(t[0] in THEY for t in toks[items[0][0] : items[0][1]]) else frozenset()
     if any(_unresolved_reference(toks, a, b, first) for a, b in items[1:]):
         # "create a role ..., grant it read access": "it" is what the first action made
         span = None if objects else _object(toks, f)

@@ -113,6 +113,7 @@ from ._reading import (
     words_before,
 )
 from ._references import (
+    THEY,
     members,
     needs_resolution,
     pronouns_only,
@@ -284,7 +285,7 @@ def _local_antecedent(clause: Clause) -> bool:
     seen: set[str] = set()
     for j, (low, _, _, flags) in enumerate(toks):
         if flags & REF:
-            return inner and (plural if low in ("they", "them", "their") else noun)
+            return inner and (plural if low in THEY else noun)
         # the word after, past an adverb ("instead of silently storing it")
         k = j + 1
         while k < len(toks) and toks[k][0].endswith("ly") and len(toks[k][0]) > 4:

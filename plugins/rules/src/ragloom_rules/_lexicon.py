@@ -177,6 +177,9 @@ REQUEST_VERBS = words(
     "summarize summarise outline help search"
 )
 
+#: Adverbs that stand before a finite verb ("MD4 and RC4, which now fail", "the code also
+#: needs"): after "which" they open a relative clause, after a noun they leave a statement.
+VERB_ADVERBS = words("now still also often usually always never already sometimes")
 #: Adverbs that may stand between a list's separator and the next action's verb ("and then
 #: see", "and later pull", ", and quietly check").
 LINKING_ADVERBS = words(

@@ -459,7 +459,7 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 #: Adverbs between a subject and its verb ("the old code also needs ...").
-_VERB_ADVERBS = lx.words("also still now often usually always never already sometimes just")
+_VERB_ADVERBS = lx.VERB_ADVERBS | lx.words("just")
 
 
 def has_predicate(toks: list[Token]) -> bool:

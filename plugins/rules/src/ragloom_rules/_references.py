@@ -23,7 +23,7 @@ from __future__ import annotations
 from ._tokens import AUX, COP, PREP, PRON, WH, B, D, N, P, T, Token, V, tokenize
 
 __all__ = [
-    "answer_reference", "members", "needs_resolution", "pronouns_only", "resolve",
+    "THEY", "answer_reference", "members", "needs_resolution", "pronouns_only", "resolve",
     "same_referent", "topic",
 ]
 
@@ -388,7 +388,8 @@ def pronouns_only(toks: list[Token]) -> bool:
     return all(k is None or k.split(":")[-1] in ("thing", "things", "person") for k in kinds)
 
 
-_THEY = frozenset(("they", "them", "their"))
+#: The pronouns of several things or people.
+THEY = frozenset(("they", "them", "their"))
 
 
 def same_referent(toks: list[Token], before: list[Token]) -> bool:
@@ -397,7 +398,7 @@ def same_referent(toks: list[Token], before: list[Token]) -> bool:
     nowhere, not something the earlier question names ("show how their server ..., and
     explain what happens in their client": the customer's)."""
     refs = [toks[i][0] for i in range(len(toks)) if _kind(toks, i) is not None]
-    return bool(refs) and set(refs) <= _THEY and any(t[0] in _THEY for t in before)
+    return bool(refs) and set(refs) <= THEY and any(t[0] in THEY for t in before)
 
 
 def needs_resolution(toks: list[Token]) -> bool:
