@@ -20,6 +20,7 @@ from .query import QueryTransformer, Retrieval, RouteDecision, Router
 from .step import PipelineStep
 
 __all__ = [
+    "DEFAULT_MAX_SUB_QUERIES",
     "DecomposeStep",
     "EmptyDecompositionError",
     "MultiQueryRoutingPipeline",
@@ -248,6 +249,11 @@ class RouteStep(PipelineStep[MultiQueryRoutingState]):
         return self._route(item)
 
 
+#: Sub-queries routed (and searched) at most per question by default: as many as the heuristic
+#: decomposer returns at most, so that none of its asks is dropped unsearched.
+DEFAULT_MAX_SUB_QUERIES = 5
+
+
 class MultiQueryRoutingPipeline(Component):
     """Decompose a query into sub-queries, normalize them, and route each one.
 
@@ -273,7 +279,7 @@ class MultiQueryRoutingPipeline(Component):
         self,
         decomposer: QueryTransformer,
         router: Router,
-        max_sub_queries: int = 5,
+        max_sub_queries: int = DEFAULT_MAX_SUB_QUERIES,
         on_empty_decomposition: OnEmptyDecompositionPolicy | str = (
             OnEmptyDecompositionPolicy.PASSTHROUGH
         ),

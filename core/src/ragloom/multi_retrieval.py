@@ -54,6 +54,7 @@ from .component import Component
 from .context import ExecutionContext
 from .errors import ComponentTypeError, ConfigurationError, RagloomError
 from .multi_query import (
+    DEFAULT_MAX_SUB_QUERIES,
     DecomposeStep,
     MultiQueryRoutingPipeline,
     MultiQueryRoutingState,
@@ -449,7 +450,7 @@ class MultiQueryRetrievalPipeline(Component):
         whole_weight: float = DEFAULT_WHOLE_WEIGHT,
         per_document: int = DEFAULT_PER_DOCUMENT,
         search_depth: int = DEFAULT_SEARCH_DEPTH,
-        max_sub_queries: int = 5,
+        max_sub_queries: int = DEFAULT_MAX_SUB_QUERIES,
         on_empty_decomposition: str = "passthrough",
         policy: Policy | None = None,
         registry: Any = None,

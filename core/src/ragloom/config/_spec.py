@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ..errors import ConfigurationError
 from ..kinds import QUERY_KINDS, STEP_KINDS
+from ..multi_query import DEFAULT_MAX_SUB_QUERIES
 from ..multi_retrieval import (
     DEFAULT_CONSENSUS,
     DEFAULT_FUSION_K,
@@ -170,7 +171,7 @@ class QuerySpec(BaseModel):
 
     decomposer: ComponentSpec
     router: ComponentSpec
-    max_sub_queries: int = Field(default=5, ge=1)
+    max_sub_queries: int = Field(default=DEFAULT_MAX_SUB_QUERIES, ge=1)
     on_empty_decomposition: Literal["passthrough", "error"] = "passthrough"
 
 
